@@ -1,0 +1,655 @@
+//! The case format (v1): the typed model of a case file and its loading and validation.
+//!
+//! A case file is YAML, one case per file (spec-cases/README.md describes the format for
+//! authors; `spec-cases/case.schema.json` is the editor schema). Loading turns it into a [`Case`]
+//! whose every part is already checked: known clause ids, features from the closed list,
+//! expectations that fit their step, at least one expectation per case. Errors name the file and
+//! line.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use serde_saphyr::Spanned;
+
+use crate::clauses;
+use crate::expect::{CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, ToolsExpect};
+use crate::features::Feature;
+use crate::fixture::{parse_raw_path, Tree};
+use crate::protocol::WireStep;
+
+/// A problem with a case file, located as precisely as possible.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseError {
+    pub file: PathBuf,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for CaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.file.display(), line, self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+/// Where the hash of an allowlist entry comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HashSource {
+    /// Written out in the case.
+    Hex(String),
+    /// The SHA-256 of this fixture file (relative to the case root), computed after the tree is built.
+    Of(String),
+}
+
+/// One structured allowlist entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllowEntry {
+    pub skill: String,
+    pub script: String,
+    pub sha256: HashSource,
+}
+
+/// The operator's script allowlist as a case gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Allowlist {
+    /// Entries the runner serializes to the policy JSON.
+    Entries(Vec<AllowEntry>),
+    /// The policy text verbatim (for malformed policies); `{sha256:PATH}` and `{root}` are
+    /// substituted.
+    Raw(String),
+}
+
+/// Implementation-neutral runtime configuration of a case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseConfig {
+    /// The skills root relative to the case root; `None` leaves it unset. Default `skills`.
+    pub skills_root: Option<String>,
+    pub script_allowlist: Option<Allowlist>,
+    pub tool_allowlist: Option<Vec<String>>,
+    pub allow_trading: bool,
+    pub replay: Option<String>,
+    pub timeout_ms: Option<u64>,
+    /// The runtime's own environment; `{root}` in values is the case root.
+    pub env: BTreeMap<String, String>,
+}
+
+impl Default for CaseConfig {
+    fn default() -> Self {
+        CaseConfig {
+            skills_root: Some("skills".into()),
+            script_allowlist: None,
+            tool_allowlist: None,
+            allow_trading: false,
+            replay: None,
+            timeout_ms: None,
+            env: BTreeMap::new(),
+        }
+    }
+}
+
+/// What a step does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// An operation the implementation performs.
+    Implementation(WireStep),
+    /// The runner writes these entries into the case root (creating or replacing them).
+    Write(Tree),
+    /// The runner removes these paths (files, symlinks or whole directories).
+    Remove(Vec<Vec<u8>>),
+    /// The runner waits this many milliseconds.
+    Wait(u64),
+}
+
+impl Action {
+    pub fn label(&self) -> String {
+        match self {
+            Action::Implementation(WireStep::Call { tool, .. }) => format!("call {tool}"),
+            Action::Implementation(step) => step.op_name().to_owned(),
+            Action::Write(_) => "write".into(),
+            Action::Remove(_) => "remove".into(),
+            Action::Wait(ms) => format!("wait {ms} ms"),
+        }
+    }
+}
+
+/// One step of a case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The line of the step in its file (1-based).
+    pub line: usize,
+    pub action: Action,
+    pub expect: Expect,
+}
+
+/// One validated case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    pub id: String,
+    pub summary: String,
+    pub clauses: Vec<String>,
+    pub requires: Vec<Feature>,
+    pub tree: Tree,
+    pub config: CaseConfig,
+    pub steps: Vec<Step>,
+    /// The file the case came from, and the line of its `id`.
+    pub file: PathBuf,
+    pub line: usize,
+    /// The directory below the cases root that holds the file (`discovery`, `read`, ...).
+    pub area: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCase {
+    id: Spanned<String>,
+    summary: Spanned<String>,
+    clauses: Vec<Spanned<String>>,
+    #[serde(default)]
+    requires: Vec<Spanned<String>>,
+    #[serde(default)]
+    tree: Option<Spanned<Value>>,
+    #[serde(default)]
+    config: Option<Spanned<Value>>,
+    steps: Vec<Spanned<Value>>,
+}
+
+/// Builds errors for one file.
+struct Ctx<'a> {
+    file: &'a Path,
+}
+
+impl Ctx<'_> {
+    fn err(&self, line: usize, message: impl Into<String>) -> CaseError {
+        CaseError {
+            file: self.file.to_path_buf(),
+            line: (line > 0).then_some(line),
+            message: message.into(),
+        }
+    }
+}
+
+/// Parses and validates one case file's text.
+pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError> {
+    let cx = Ctx { file };
+    let raw: RawCase = serde_saphyr::from_str(text).map_err(|e| CaseError {
+        file: file.to_path_buf(),
+        line: None,
+        message: format!("not a valid case file: {e}"),
+    })?;
+    let line = raw.id.referenced.line() as usize;
+    let id = raw.id.value.clone();
+    if !valid_case_id(&id) {
+        return Err(cx.err(line, format!("case id `{id}` must be dot-separated lowercase words (a-z, 0-9, `-`)")));
+    }
+    let summary = raw.summary.value.trim().to_owned();
+    if summary.is_empty() || summary.contains('\n') {
+        return Err(cx.err(raw.summary.referenced.line() as usize, "`summary` must be one non-empty sentence on one line"));
+    }
+    if raw.clauses.is_empty() {
+        return Err(cx.err(line, "`clauses` must cite at least one clause id"));
+    }
+    let mut requires = Vec::new();
+    for r in &raw.requires {
+        let f = Feature::parse(&r.value).ok_or_else(|| {
+            let known: Vec<&str> = Feature::ALL.iter().map(|f| f.as_str()).collect();
+            cx.err(r.referenced.line() as usize, format!("unknown feature `{}` (known: {})", r.value, known.join(", ")))
+        })?;
+        if !requires.contains(&f) {
+            requires.push(f);
+        }
+    }
+    let mut clause_ids = Vec::new();
+    for c in &raw.clauses {
+        let clause = clauses::lookup(&c.value)
+            .ok_or_else(|| cx.err(c.referenced.line() as usize, format!("unknown clause id `{}`", c.value)))?;
+        if let Some(f) = clause.feature {
+            if !requires.contains(&f) {
+                return Err(cx.err(
+                    c.referenced.line() as usize,
+                    format!("clause `{}` belongs to feature `{f}`: add it to `requires`", c.value),
+                ));
+            }
+        }
+        clause_ids.push(c.value.clone());
+    }
+    let tree = match &raw.tree {
+        Some(t) => parse_tree(&cx, t.referenced.line() as usize, &t.value)?,
+        None => Tree::default(),
+    };
+    let config = match &raw.config {
+        Some(c) => parse_config(&cx, c.referenced.line() as usize, &c.value)?,
+        None => CaseConfig::default(),
+    };
+    if raw.steps.is_empty() {
+        return Err(cx.err(line, "`steps` must not be empty"));
+    }
+    let mut steps = Vec::new();
+    for s in &raw.steps {
+        steps.push(parse_step(&cx, s.referenced.line() as usize, &s.value)?);
+    }
+    if steps.iter().all(|s| s.expect.is_empty()) {
+        return Err(cx.err(line, "the case checks nothing: give at least one step an `expect`"));
+    }
+    if !steps.iter().any(|s| matches!(s.action, Action::Implementation(_))) {
+        return Err(cx.err(line, "the case never reaches the implementation"));
+    }
+    if uses_skip_report(&steps) && !requires.contains(&Feature::SkipReport) {
+        return Err(cx.err(line, "expectations on `skipped` need `requires: [skip-report]`"));
+    }
+    Ok(Case {
+        id,
+        summary,
+        clauses: clause_ids,
+        requires,
+        tree,
+        config,
+        steps,
+        file: file.to_path_buf(),
+        line,
+        area: area.to_owned(),
+    })
+}
+
+fn uses_skip_report(steps: &[Step]) -> bool {
+    steps
+        .iter()
+        .any(|s| matches!(&s.expect.outcome, Some(crate::expect::OutcomeExpect::Discover(d)) if d.skipped.is_some()))
+}
+
+fn valid_case_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.split('.').all(|part| {
+            !part.is_empty()
+                && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+        })
+}
+
+fn as_object<'v>(cx: &Ctx<'_>, line: usize, what: &str, v: &'v Value) -> Result<&'v Map<String, Value>, CaseError> {
+    v.as_object()
+        .ok_or_else(|| cx.err(line, format!("`{what}` must be a mapping, got {}", kind_name(v))))
+}
+
+fn kind_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+fn typed<T: for<'de> Deserialize<'de>>(cx: &Ctx<'_>, line: usize, what: &str, v: &Value) -> Result<T, CaseError> {
+    serde_json::from_value(v.clone()).map_err(|e| cx.err(line, format!("in `{what}`: {e}")))
+}
+
+fn parse_tree(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Tree, CaseError> {
+    let obj = as_object(cx, line, "tree", v)?;
+    Tree::from_yaml(obj).map_err(|m| cx.err(line, format!("in `tree`: {m}")))
+}
+
+fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, CaseError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RawConfig {
+        #[serde(default)]
+        skills_root: Option<String>,
+        #[serde(default)]
+        script_allowlist: Option<Value>,
+        #[serde(default)]
+        tool_allowlist: Option<Vec<String>>,
+        #[serde(default)]
+        allow_trading: bool,
+        #[serde(default)]
+        replay: Option<String>,
+        #[serde(default)]
+        timeout_ms: Option<u64>,
+        #[serde(default)]
+        env: BTreeMap<String, String>,
+    }
+    let obj = as_object(cx, line, "config", v)?;
+    let raw: RawConfig = typed(cx, line, "config", v)?;
+    // `skills_root: null` (written out) unsets the root; leaving the key out uses `skills`.
+    let skills_root = if obj.contains_key("skills_root") {
+        raw.skills_root
+    } else {
+        Some("skills".into())
+    };
+    if let Some(root) = &skills_root {
+        if root.starts_with('/') || root.split('/').any(|s| s == "..") {
+            return Err(cx.err(line, "`config.skills_root` must be relative to the case root, without `..`"));
+        }
+    }
+    let script_allowlist = match raw.script_allowlist {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(Allowlist::Raw(s)),
+        Some(Value::Array(items)) => {
+            #[derive(Deserialize)]
+            #[serde(deny_unknown_fields)]
+            struct RawEntry {
+                skill: String,
+                script: String,
+                #[serde(default)]
+                sha256: Option<String>,
+                #[serde(default)]
+                sha256_of: Option<String>,
+            }
+            let mut entries = Vec::new();
+            for item in items {
+                let e: RawEntry = typed(cx, line, "config.script_allowlist", &item)?;
+                let sha256 = match (e.sha256, e.sha256_of) {
+                    (Some(h), None) => HashSource::Hex(h),
+                    (None, Some(p)) => HashSource::Of(p),
+                    _ => {
+                        return Err(cx.err(
+                            line,
+                            "each `script_allowlist` entry needs exactly one of `sha256` and `sha256_of`",
+                        ))
+                    }
+                };
+                entries.push(AllowEntry {
+                    skill: e.skill,
+                    script: e.script,
+                    sha256,
+                });
+            }
+            Some(Allowlist::Entries(entries))
+        }
+        Some(other) => {
+            return Err(cx.err(
+                line,
+                format!("`config.script_allowlist` must be a list of entries or a raw string, got {}", kind_name(&other)),
+            ))
+        }
+    };
+    Ok(CaseConfig {
+        skills_root,
+        script_allowlist,
+        tool_allowlist: raw.tool_allowlist,
+        allow_trading: raw.allow_trading,
+        replay: raw.replay,
+        timeout_ms: raw.timeout_ms,
+        env: raw.env,
+    })
+}
+
+/// The operation keys a step may have; exactly one per step.
+const OPS: [&str; 10] = ["discover", "tools", "prompt", "call", "read", "run", "new_turn", "write", "remove", "wait"];
+
+fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
+    let obj = as_object(cx, line, "step", v)?;
+    for key in obj.keys() {
+        if key != "expect" && !OPS.contains(&key.as_str()) {
+            return Err(cx.err(line, format!("unknown step key `{key}` (operations: {})", OPS.join(", "))));
+        }
+    }
+    let ops: Vec<&str> = OPS.iter().copied().filter(|k| obj.contains_key(*k)).collect();
+    let op = match ops.as_slice() {
+        [op] => *op,
+        [] => return Err(cx.err(line, format!("a step needs one operation: {}", OPS.join(", ")))),
+        _ => return Err(cx.err(line, format!("a step has one operation, this one has {}", ops.join(" and ")))),
+    };
+    let payload = &obj[op];
+    let no_payload = |what: &str| -> Result<(), CaseError> {
+        match payload {
+            Value::Null => Ok(()),
+            Value::Object(m) if m.is_empty() => Ok(()),
+            _ => Err(cx.err(line, format!("`{what}` takes no value"))),
+        }
+    };
+    let action = match op {
+        "discover" => {
+            no_payload(op)?;
+            Action::Implementation(WireStep::Discover)
+        }
+        "tools" => {
+            no_payload(op)?;
+            Action::Implementation(WireStep::Tools)
+        }
+        "prompt" => {
+            no_payload(op)?;
+            Action::Implementation(WireStep::Prompt)
+        }
+        "new_turn" => {
+            no_payload(op)?;
+            Action::Implementation(WireStep::NewTurn)
+        }
+        "read" => Action::Implementation(WireStep::Call {
+            tool: "skill_read_reference".into(),
+            args: payload.clone(),
+        }),
+        "run" => Action::Implementation(WireStep::Call {
+            tool: "skill_run_script".into(),
+            args: payload.clone(),
+        }),
+        "call" => {
+            #[derive(Deserialize)]
+            #[serde(deny_unknown_fields)]
+            struct RawCall {
+                tool: String,
+                args: Value,
+            }
+            let c: RawCall = typed(cx, line, "call", payload)?;
+            Action::Implementation(WireStep::Call { tool: c.tool, args: c.args })
+        }
+        "write" => {
+            let m = as_object(cx, line, "write", payload)?;
+            Action::Write(Tree::from_yaml(m).map_err(|e| cx.err(line, format!("in `write`: {e}")))?)
+        }
+        "remove" => {
+            let paths: Vec<String> = typed(cx, line, "remove", payload)?;
+            let mut out = Vec::new();
+            for p in paths {
+                out.push(parse_raw_path(&p).map_err(|e| cx.err(line, format!("in `remove`: {e}")))?);
+            }
+            Action::Remove(out)
+        }
+        "wait" => {
+            let ms: u64 = typed(cx, line, "wait (milliseconds)", payload)?;
+            if ms > 60_000 {
+                return Err(cx.err(line, "`wait` is at most 60000 ms"));
+            }
+            Action::Wait(ms)
+        }
+        _ => unreachable!("OPS lists every operation"),
+    };
+    let expect = match obj.get("expect") {
+        None | Some(Value::Null) => Expect::default(),
+        Some(e) => parse_expect(cx, line, &action, e)?,
+    };
+    Ok(Step { line, action, expect })
+}
+
+fn parse_expect(cx: &Ctx<'_>, line: usize, action: &Action, v: &Value) -> Result<Expect, CaseError> {
+    let obj = as_object(cx, line, "expect", v)?;
+    let mut rest = obj.clone();
+    let files: Option<FilesExpect> = match rest.remove("files") {
+        Some(f) => Some(typed(cx, line, "expect.files", &f)?),
+        None => None,
+    };
+    let rest = Value::Object(rest);
+    let has_rest = rest.as_object().is_some_and(|m| !m.is_empty());
+    use crate::expect::OutcomeExpect as O;
+    let outcome = match action {
+        _ if !has_rest => None,
+        Action::Implementation(WireStep::Discover) => {
+            #[derive(Deserialize)]
+            #[serde(deny_unknown_fields)]
+            struct Raw {
+                #[serde(default)]
+                loaded: Option<Vec<String>>,
+                #[serde(default)]
+                guides: BTreeMap<String, GuideExpect>,
+                #[serde(default)]
+                skipped: Option<BTreeMap<String, String>>,
+            }
+            let r: Raw = typed(cx, line, "expect (of discover)", &rest)?;
+            Some(O::Discover(DiscoverExpect {
+                loaded: r.loaded,
+                guides: r.guides,
+                skipped: r.skipped,
+            }))
+        }
+        Action::Implementation(WireStep::Tools) => Some(O::Tools(typed::<ToolsExpect>(cx, line, "expect (of tools)", &rest)?)),
+        Action::Implementation(WireStep::Prompt) => {
+            Some(O::Prompt(typed::<PromptExpect>(cx, line, "expect (of prompt)", &rest)?))
+        }
+        Action::Implementation(WireStep::Call { .. }) => {
+            let c: CallExpect = typed(cx, line, "expect (of a tool call)", &rest)?;
+            if c.ok.is_some() == c.error.is_some() {
+                return Err(cx.err(line, "a call's `expect` has exactly one of `ok` and `error`"));
+            }
+            Some(O::Call(c))
+        }
+        other => {
+            return Err(cx.err(
+                line,
+                format!("`{}` steps can only expect `files`", other.label()),
+            ))
+        }
+    };
+    let expect = Expect { outcome, files };
+    if let Some(O::Discover(d)) = &expect.outcome {
+        for (id, g) in &d.guides {
+            if g.is_empty() {
+                return Err(cx.err(line, format!("`guides.{id}` checks nothing")));
+            }
+        }
+    }
+    Ok(expect)
+}
+
+/// All cases of a directory tree, sorted by id.
+#[derive(Debug, Clone, Default)]
+pub struct Suite {
+    pub root: PathBuf,
+    pub cases: Vec<Case>,
+}
+
+/// Loads every `*.yaml` / `*.yml` file below `dir` (recursively) as one case each.
+/// Returns every error found, not only the first.
+pub fn load_dir(dir: &Path) -> Result<Suite, Vec<CaseError>> {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    collect_files(dir, &mut files, &mut errors);
+    files.sort();
+    let mut cases: Vec<Case> = Vec::new();
+    for file in files {
+        let area = file
+            .strip_prefix(dir)
+            .ok()
+            .and_then(|rel| {
+                let mut comps = rel.components();
+                let first = comps.next()?;
+                comps.next().map(|_| first.as_os_str().to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| "root".into());
+        let text = match std::fs::read_to_string(&file) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(CaseError {
+                    file: file.clone(),
+                    line: None,
+                    message: format!("cannot read: {e}"),
+                });
+                continue;
+            }
+        };
+        match parse_case(&file, &area, &text) {
+            Ok(case) => {
+                if let Some(other) = cases.iter().find(|c| c.id == case.id) {
+                    errors.push(CaseError {
+                        file: case.file.clone(),
+                        line: Some(case.line),
+                        message: format!(
+                            "duplicate case id `{}` (also in {}:{})",
+                            case.id,
+                            other.file.display(),
+                            other.line
+                        ),
+                    });
+                } else {
+                    cases.push(case);
+                }
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if cases.is_empty() && errors.is_empty() {
+        errors.push(CaseError {
+            file: dir.to_path_buf(),
+            line: None,
+            message: "no case files (*.yaml) found".into(),
+        });
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    cases.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(Suite {
+        root: dir.to_path_buf(),
+        cases,
+    })
+}
+
+fn collect_files(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<CaseError>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push(CaseError {
+                file: dir.to_path_buf(),
+                line: None,
+                message: format!("cannot read the cases directory: {e}"),
+            });
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(ft) = entry.file_type() else { continue };
+        if ft.is_dir() {
+            collect_files(&path, files, errors);
+        } else if ft.is_file() && matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")) {
+            files.push(path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Case, CaseError> {
+        parse_case(Path::new("t.yaml"), "t", text)
+    }
+
+    const GOOD: &str = "id: t.one\nsummary: A case.\nclauses: [discovery.portable]\ntree:\n  skills/a/SKILL.md: \"---\\nname: a\\ndescription: b\\n---\\n\"\nsteps:\n  - discover:\n    expect:\n      loaded: [a]\n";
+
+    #[test]
+    fn good_case_parses() {
+        let c = parse(GOOD).unwrap();
+        assert_eq!(c.id, "t.one");
+        assert_eq!(c.steps.len(), 1);
+        assert_eq!(c.steps[0].line, 7);
+        assert_eq!(c.config.skills_root.as_deref(), Some("skills"));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = parse(&GOOD.replace("discovery.portable", "discovery.nope")).unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert!(e.message.contains("discovery.nope"));
+        let e = parse(&GOOD.replace("loaded: [a]", "loadd: [a]")).unwrap_err();
+        assert_eq!(e.line, Some(7));
+        let e = parse(&GOOD.replace("    expect:\n      loaded: [a]\n", "")).unwrap_err();
+        assert!(e.message.contains("checks nothing"));
+        let e = parse(&GOOD.replace("discovery.portable", "run.trading")).unwrap_err();
+        assert!(e.message.contains("trading-guard"));
+    }
+}

@@ -1,0 +1,118 @@
+//! The clause ids of the requirements (mirrored from `../shared/requirements.md`; SPEC.md explains
+//! each). Cases may only cite ids listed here, and a case citing a clause that belongs to an
+//! optional feature must require that feature.
+
+use crate::features::Feature;
+
+/// How binding a clause is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Must,
+    Should,
+    May,
+}
+
+/// One requirement clause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clause {
+    pub id: &'static str,
+    pub level: Level,
+    /// The optional feature an implementation must declare for cases of this clause to apply.
+    pub feature: Option<Feature>,
+}
+
+/// Every clause id, in the order of the requirements document.
+pub const CLAUSES: &[Clause] = &[
+    Clause { id: "enable.unset", level: Level::Must, feature: None },
+    Clause { id: "enable.tools-appear", level: Level::Must, feature: None },
+    Clause { id: "enable.scripts-deny-default", level: Level::Must, feature: None },
+    Clause { id: "discovery.portable", level: Level::Must, feature: None },
+    Clause { id: "discovery.portable.non-string", level: Level::Must, feature: None },
+    Clause { id: "discovery.portable.extra-keys", level: Level::Must, feature: None },
+    Clause { id: "discovery.portable.body", level: Level::Must, feature: None },
+    Clause { id: "discovery.legacy", level: Level::Must, feature: None },
+    Clause { id: "discovery.legacy.yaml", level: Level::Must, feature: None },
+    Clause { id: "discovery.legacy.fallback", level: Level::Must, feature: None },
+    Clause { id: "discovery.id", level: Level::Must, feature: None },
+    Clause { id: "discovery.duplicate", level: Level::Must, feature: None },
+    Clause { id: "discovery.malformed", level: Level::Must, feature: None },
+    Clause { id: "discovery.order", level: Level::Must, feature: None },
+    Clause { id: "discovery.symlink.dir", level: Level::Must, feature: None },
+    Clause { id: "discovery.symlink.skill-md", level: Level::Must, feature: None },
+    Clause { id: "discovery.symlink.skill-yml", level: Level::Must, feature: None },
+    Clause { id: "discovery.depth", level: Level::Must, feature: None },
+    Clause { id: "discovery.size", level: Level::Must, feature: None },
+    Clause { id: "discovery.no-permissions", level: Level::Must, feature: None },
+    Clause { id: "tools.registration", level: Level::Must, feature: None },
+    Clause { id: "tools.pipeline", level: Level::Must, feature: None },
+    Clause { id: "tools.no-registry-cache", level: Level::Must, feature: None },
+    Clause { id: "tools.turn-reuse", level: Level::Must, feature: Some(Feature::TurnReuse) },
+    Clause { id: "read.scope", level: Level::Must, feature: None },
+    Clause { id: "read.no-approval", level: Level::Must, feature: None },
+    Clause { id: "read.path.relative", level: Level::Must, feature: None },
+    Clause { id: "read.path.segments", level: Level::Must, feature: None },
+    Clause { id: "read.path.backslash", level: Level::Must, feature: None },
+    Clause { id: "read.path.colon", level: Level::Must, feature: None },
+    Clause { id: "read.path.control", level: Level::Must, feature: None },
+    Clause { id: "read.realpath", level: Level::Must, feature: None },
+    Clause { id: "read.regular-file", level: Level::Must, feature: None },
+    Clause { id: "read.extension", level: Level::Must, feature: None },
+    Clause { id: "read.size", level: Level::Must, feature: None },
+    Clause { id: "read.utf8", level: Level::Must, feature: None },
+    Clause { id: "read.errors", level: Level::Must, feature: None },
+    Clause { id: "read.args", level: Level::Must, feature: None },
+    Clause { id: "run.input.fields", level: Level::Must, feature: None },
+    Clause { id: "run.input.args", level: Level::Must, feature: None },
+    Clause { id: "run.path", level: Level::Must, feature: None },
+    Clause { id: "run.trading", level: Level::Must, feature: Some(Feature::TradingGuard) },
+    Clause { id: "run.replay", level: Level::Must, feature: Some(Feature::ReplayGuard) },
+    Clause { id: "run.approval", level: Level::Must, feature: None },
+    Clause { id: "run.exec", level: Level::Must, feature: None },
+    Clause { id: "run.isolation", level: Level::Must, feature: None },
+    Clause { id: "run.env", level: Level::Must, feature: None },
+    Clause { id: "run.timeout", level: Level::Must, feature: None },
+    Clause { id: "run.output-cap", level: Level::Must, feature: None },
+    Clause { id: "run.process-group", level: Level::Must, feature: None },
+    Clause { id: "run.platform", level: Level::May, feature: None },
+    Clause { id: "run.success", level: Level::Must, feature: None },
+    Clause { id: "run.failure", level: Level::Must, feature: None },
+    Clause { id: "run.not-approved", level: Level::Must, feature: None },
+    Clause { id: "run.spawn", level: Level::Must, feature: None },
+    Clause { id: "run.errors", level: Level::Must, feature: None },
+    Clause { id: "run.order", level: Level::Must, feature: None },
+    Clause { id: "policy.format", level: Level::Must, feature: None },
+    Clause { id: "policy.malformed", level: Level::Must, feature: None },
+    Clause { id: "policy.duplicate", level: Level::Must, feature: None },
+    Clause { id: "policy.edited", level: Level::Must, feature: None },
+    Clause { id: "policy.only-source", level: Level::Must, feature: None },
+    Clause { id: "prompt.section", level: Level::Must, feature: None },
+    Clause { id: "prompt.instructions", level: Level::Must, feature: None },
+    Clause { id: "prompt.filtered", level: Level::Must, feature: None },
+    Clause { id: "prompt.unchanged", level: Level::Must, feature: None },
+    Clause { id: "selection.format", level: Level::Must, feature: Some(Feature::Selection) },
+    Clause { id: "selection.gating", level: Level::Must, feature: Some(Feature::Selection) },
+    Clause { id: "selection.score.keywords", level: Level::Must, feature: Some(Feature::Selection) },
+    Clause { id: "selection.score.patterns", level: Level::Must, feature: Some(Feature::Selection) },
+    Clause { id: "selection.score.tags", level: Level::Must, feature: Some(Feature::Selection) },
+    Clause { id: "selection.score.exclude", level: Level::Must, feature: Some(Feature::Selection) },
+    Clause { id: "selection.order", level: Level::Must, feature: Some(Feature::Selection) },
+    Clause { id: "selection.budget", level: Level::Must, feature: Some(Feature::Selection) },
+    Clause { id: "trust.levels", level: Level::Must, feature: Some(Feature::Trust) },
+    Clause { id: "trust.attenuation", level: Level::Must, feature: Some(Feature::Trust) },
+    Clause { id: "skills.lifecycle", level: Level::Should, feature: Some(Feature::Trust) },
+    Clause { id: "hitl.zero-trace", level: Level::Must, feature: Some(Feature::Hitl) },
+    Clause { id: "hitl.default-off", level: Level::Must, feature: Some(Feature::Hitl) },
+    Clause { id: "hitl.confirm", level: Level::Must, feature: Some(Feature::Hitl) },
+    Clause { id: "hitl.fence", level: Level::Must, feature: Some(Feature::Hitl) },
+    Clause { id: "hitl.python-only", level: Level::Must, feature: Some(Feature::Hitl) },
+    Clause { id: "hitl.timeout", level: Level::Must, feature: Some(Feature::Hitl) },
+    Clause { id: "hitl.truncate", level: Level::Must, feature: Some(Feature::Hitl) },
+    Clause { id: "hitl.result", level: Level::Must, feature: Some(Feature::Hitl) },
+    Clause { id: "hitl.read-file", level: Level::Must, feature: Some(Feature::Hitl) },
+    Clause { id: "hitl.levels", level: Level::Must, feature: Some(Feature::Hitl) },
+];
+
+/// Looks a clause up by id.
+pub fn lookup(id: &str) -> Option<&'static Clause> {
+    CLAUSES.iter().find(|c| c.id == id)
+}

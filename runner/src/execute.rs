@@ -1,0 +1,265 @@
+//! Running one case against an implementation: build the fixture in a fresh temporary root,
+//! translate the configuration, drive the steps (the runner performs `write`, `remove` and `wait`
+//! itself), compare every outcome with its expectation, and clean up.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use crate::case::{Action, Allowlist, Case, HashSource};
+use crate::expect::{check_outcome, Mismatch};
+use crate::features::Feature;
+use crate::fixture;
+use crate::implementation::{ImplError, Implementation};
+use crate::protocol::WireConfig;
+
+/// Settings shared by every case of a run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Where `copy:` fixture sources live.
+    pub fixtures: PathBuf,
+    /// The interpreter every case's runtime runs helpers with.
+    pub python: PathBuf,
+}
+
+/// The step at which a case failed and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// 1-based step number.
+    pub step: usize,
+    pub line: usize,
+    pub label: String,
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// How a case ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    Pass,
+    Fail(Failure),
+    /// The implementation does not declare these required features.
+    Unsupported(Vec<Feature>),
+    /// The case could not be run: a broken implementation or an unusable fixture.
+    Error { message: String, broken: bool },
+}
+
+impl Status {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail(_) => "fail",
+            Status::Unsupported(_) => "unsupported",
+            Status::Error { .. } => "error",
+        }
+    }
+}
+
+/// The result of one case.
+#[derive(Debug, Clone)]
+pub struct CaseOutcome {
+    pub status: Status,
+    pub duration: Duration,
+}
+
+/// The SHA-256 of a file, lowercase hex.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    Ok(hex(&Sha256::digest(&bytes)))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Replaces `{root}` and `{sha256:PATH}` in a raw configuration string.
+fn substitute(text: &str, root: &Path) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start..];
+        if let Some(stripped) = after.strip_prefix("{root}") {
+            out.push_str(&root.to_string_lossy());
+            rest = stripped;
+        } else if let Some(body) = after.strip_prefix("{sha256:") {
+            let end = body.find('}').ok_or_else(|| format!("unclosed `{{sha256:` in `{text}`"))?;
+            let rel = fixture::parse_raw_path(&body[..end])?;
+            let digest = sha256_file(&fixture::path_in(root, &rel))
+                .map_err(|e| format!("cannot hash `{}`: {e}", &body[..end]))?;
+            out.push_str(&digest);
+            rest = &body[end + 1..];
+        } else {
+            out.push('{');
+            rest = &after[1..];
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The wire configuration of `case` rooted at `root`.
+pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig, String> {
+    let c = &case.config;
+    let script_allowlist = match &c.script_allowlist {
+        None => None,
+        Some(Allowlist::Raw(text)) => Some(substitute(text, root)?),
+        Some(Allowlist::Entries(entries)) => {
+            let mut items = Vec::new();
+            for e in entries {
+                let sha = match &e.sha256 {
+                    HashSource::Hex(h) => h.clone(),
+                    HashSource::Of(rel) => {
+                        let rel_bytes = fixture::parse_raw_path(rel)?;
+                        sha256_file(&fixture::path_in(root, &rel_bytes)).map_err(|err| format!("cannot hash `{rel}`: {err}"))?
+                    }
+                };
+                items.push(serde_json::json!({"skill": e.skill, "script": e.script, "sha256": sha}));
+            }
+            Some(serde_json::Value::Array(items).to_string())
+        }
+    };
+    let mut env = std::collections::BTreeMap::new();
+    for (k, v) in &c.env {
+        env.insert(k.clone(), substitute(v, root)?);
+    }
+    Ok(WireConfig {
+        skills_root: c.skills_root.as_ref().map(|r| root.join(r).to_string_lossy().into_owned()),
+        script_allowlist,
+        tool_allowlist: c.tool_allowlist.clone(),
+        allow_trading: c.allow_trading,
+        replay: c.replay.clone(),
+        timeout_ms: c.timeout_ms,
+        python: python.to_string_lossy().into_owned(),
+        env,
+    })
+}
+
+fn check_files(case_root: &Path, expect: &crate::expect::FilesExpect) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    for (list, should_exist) in [(&expect.exists, true), (&expect.absent, false)] {
+        for p in list {
+            let exists = fixture::parse_raw_path(p)
+                .map(|rel| std::fs::symlink_metadata(fixture::path_in(case_root, &rel)).is_ok())
+                .unwrap_or(false);
+            if exists != should_exist {
+                out.push(Mismatch {
+                    what: format!("file `{p}`"),
+                    expected: if should_exist { "exists" } else { "absent" }.into(),
+                    actual: if exists { "exists" } else { "absent" }.into(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Runs `case` against `imp`. `seq` numbers the case within the run.
+pub fn run_case(case: &Case, imp: &mut dyn Implementation, opts: &RunOptions, seq: u64) -> CaseOutcome {
+    let started = Instant::now();
+    let missing: Vec<Feature> = case
+        .requires
+        .iter()
+        .copied()
+        .filter(|f| !imp.info().features.contains(f))
+        .collect();
+    let status = if !missing.is_empty() {
+        Status::Unsupported(missing)
+    } else {
+        match run_steps(case, imp, opts, seq) {
+            Ok(status) => status,
+            Err(StepError::Fixture(message)) => Status::Error { message, broken: false },
+            Err(StepError::Impl(e)) => {
+                let broken = matches!(e, ImplError::Broken(_));
+                let mut message = e.to_string();
+                if broken {
+                    if let Err(again) = imp.recover() {
+                        message.push_str(&format!("\n  restarting it failed too: {again}"));
+                    }
+                }
+                Status::Error { message, broken }
+            }
+        }
+    };
+    CaseOutcome {
+        status,
+        duration: started.elapsed(),
+    }
+}
+
+enum StepError {
+    Fixture(String),
+    Impl(ImplError),
+}
+
+fn run_steps(case: &Case, imp: &mut dyn Implementation, opts: &RunOptions, seq: u64) -> Result<Status, StepError> {
+    let tmp = tempfile::Builder::new()
+        .prefix("skillspec-")
+        .tempdir()
+        .map_err(|e| StepError::Fixture(format!("cannot create a temporary directory: {e}")))?;
+    // The canonical path, so that the real path of anything inside equals its spelled path.
+    let root = tmp
+        .path()
+        .canonicalize()
+        .map_err(|e| StepError::Fixture(format!("cannot resolve the temporary directory: {e}")))?;
+    let result = drive(case, imp, opts, seq, &root);
+    fixture::make_removable(&root);
+    drop(tmp);
+    result
+}
+
+fn drive(case: &Case, imp: &mut dyn Implementation, opts: &RunOptions, seq: u64, root: &Path) -> Result<Status, StepError> {
+    fixture::materialize(root, &case.tree, &opts.fixtures).map_err(StepError::Fixture)?;
+    let config = wire_config(case, root, &opts.python).map_err(StepError::Fixture)?;
+    imp.start_case(seq, &case.id, &root.to_string_lossy(), &config)
+        .map_err(StepError::Impl)?;
+    let mut status = Status::Pass;
+    for (index, step) in case.steps.iter().enumerate() {
+        let mut mismatches = Vec::new();
+        match &step.action {
+            Action::Implementation(wire) => {
+                let outcome = imp.step(index, wire).map_err(StepError::Impl)?;
+                if let Some(expect) = &step.expect.outcome {
+                    mismatches.extend(check_outcome(expect, &outcome));
+                }
+            }
+            Action::Write(tree) => fixture::materialize(root, tree, &opts.fixtures).map_err(StepError::Fixture)?,
+            Action::Remove(paths) => fixture::remove(root, paths).map_err(StepError::Fixture)?,
+            Action::Wait(ms) => std::thread::sleep(Duration::from_millis(*ms)),
+        }
+        if let Some(files) = &step.expect.files {
+            mismatches.extend(check_files(root, files));
+        }
+        if !mismatches.is_empty() {
+            status = Status::Fail(Failure {
+                step: index + 1,
+                line: step.line,
+                label: step.action.label(),
+                mismatches,
+            });
+            break;
+        }
+    }
+    imp.end_case().map_err(StepError::Impl)?;
+    Ok(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitution() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), b"abc").unwrap();
+        let out = substitute("[{root}] {sha256:f} {x}", dir.path()).unwrap();
+        assert_eq!(
+            out,
+            format!(
+                "[{}] ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad {{x}}",
+                dir.path().display()
+            )
+        );
+        assert!(substitute("{sha256:missing}", dir.path()).is_err());
+    }
+}

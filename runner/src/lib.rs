@@ -1,0 +1,82 @@
+//! # skillspec runner
+//!
+//! Runs the data-driven conformance suite (`spec-cases/`) against a skill runtime: the reference
+//! in-process, or any implementation over the JSON adapter protocol (PROTOCOL.md).
+//!
+//! Module map:
+//! - [`clauses`], [`features`]: the closed vocabularies cases cite.
+//! - [`case`], [`fixture`], [`expect`]: the case format: loading, trees, expectations.
+//! - [`protocol`], [`implementation`], [`reference`], [`adapter_client`], [`adapter_server`]:
+//!   the `Implementation` seam and its two sides.
+//! - [`execute`], [`report`], [`show`], [`python`]: running cases and telling people about it.
+
+pub mod adapter_client;
+pub mod adapter_server;
+pub mod case;
+pub mod clauses;
+pub mod execute;
+pub mod expect;
+pub mod features;
+pub mod fixture;
+pub mod implementation;
+pub mod protocol;
+pub mod python;
+pub mod reference;
+pub mod report;
+pub mod show;
+
+use std::path::PathBuf;
+
+/// The repository's own cases directory (compiled in).
+pub fn default_cases_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec-cases"))
+}
+
+/// The repository's own fixtures directory (compiled in).
+pub fn default_fixtures_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
+}
+
+/// Whether `case` is selected by `pattern`: a `*` glob when it holds `*`, else a substring; it is
+/// matched against the case id and each clause id.
+pub fn filter_matches(pattern: &str, case: &case::Case) -> bool {
+    std::iter::once(case.id.as_str())
+        .chain(case.clauses.iter().map(String::as_str))
+        .any(|s| glob(pattern, s))
+}
+
+fn glob(pattern: &str, text: &str) -> bool {
+    if !pattern.contains('*') {
+        return text.contains(pattern);
+    }
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let mut rest = text;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            match rest.strip_prefix(part) {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        } else if i == parts.len() - 1 {
+            return rest.ends_with(part);
+        } else {
+            match rest.find(part) {
+                Some(at) => rest = &rest[at + part.len()..],
+                None => return false,
+            }
+        }
+    }
+    rest.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn globs() {
+        assert!(super::glob("discovery.*", "discovery.depth"));
+        assert!(super::glob("*.depth", "discovery.depth"));
+        assert!(super::glob("d*y.*h", "discovery.depth"));
+        assert!(!super::glob("read.*", "discovery.depth"));
+        assert!(super::glob("depth", "discovery.depth.eight"));
+    }
+}

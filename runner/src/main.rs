@@ -1,0 +1,358 @@
+//! The `skillspec` command-line program.
+//!
+//! Exit codes: 0 every case passed (or the command succeeded); 1 a case failed or errored;
+//! 2 bad usage or bad case files; 3 the adapter is broken.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use skillspec_runner::adapter_client::Adapter;
+use skillspec_runner::case::{self, Case, Suite};
+use skillspec_runner::execute::{self, RunOptions, Status};
+use skillspec_runner::features::Feature;
+use skillspec_runner::implementation::Implementation;
+use skillspec_runner::reference::{Reference, REFERENCE_FEATURES};
+use skillspec_runner::report::{self, RunReport};
+use skillspec_runner::{adapter_server, filter_matches, python, show};
+
+const EXIT_FAILED: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+const EXIT_BROKEN: u8 = 3;
+
+#[derive(Parser)]
+#[command(name = "skillspec", version, about = "Conformance suite and reference runtime for SKILL.md skill runtimes")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the suite against the reference (default) or an adapter.
+    Run {
+        /// A command that starts an implementation speaking the adapter protocol (run by /bin/sh).
+        #[arg(long, value_name = "CMD")]
+        adapter: Option<String>,
+        /// The directory of case files (default: ./spec-cases, else the repository's).
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+        /// Where `copy:` fixtures live (default: ./fixtures, else the repository's).
+        #[arg(long, value_name = "DIR")]
+        fixtures: Option<PathBuf>,
+        /// Only cases whose id or clause ids match (substring, or a glob with `*`).
+        #[arg(long, value_name = "PATTERN")]
+        filter: Option<String>,
+        /// Write report.json and junit.xml into this directory.
+        #[arg(long, value_name = "DIR")]
+        report: Option<PathBuf>,
+        /// The Python interpreter for helpers (default: the real executable behind python3).
+        #[arg(long, value_name = "PATH")]
+        python: Option<PathBuf>,
+        /// Seconds to wait for any one adapter response.
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        step_timeout: u64,
+        /// Print every case, not only the ones that did not pass.
+        #[arg(long, short)]
+        verbose: bool,
+    },
+    /// List the cases and the clauses they check.
+    List {
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+        /// One JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one case as readable prose.
+    Show {
+        /// The case id.
+        id: String,
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+    },
+    /// Report what the reference loads from a skills root and why everything else was skipped.
+    CheckTree {
+        /// The skills root.
+        root: PathBuf,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the reference over the adapter protocol on stdin/stdout.
+    Adapter {
+        /// Do not declare this feature (repeatable), to see how the suite treats its absence.
+        #[arg(long, value_name = "FEATURE")]
+        without: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run {
+            adapter,
+            cases,
+            fixtures,
+            filter,
+            report,
+            python,
+            step_timeout,
+            verbose,
+        } => run(RunArgs {
+            adapter,
+            cases,
+            fixtures,
+            filter,
+            report,
+            python,
+            step_timeout,
+            verbose,
+        }),
+        Command::List { cases, json } => list(cases, json),
+        Command::Show { id, cases } => show_case(cases, &id),
+        Command::CheckTree { root, json } => check_tree(&root, json),
+        Command::Adapter { without } => serve_adapter(&without),
+    }
+}
+
+fn usage_error(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("skillspec: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// `./NAME` when it exists, else the compiled-in repository directory.
+fn local_or(name: &str, compiled: PathBuf) -> PathBuf {
+    let local = PathBuf::from(name);
+    if local.is_dir() {
+        local
+    } else {
+        compiled
+    }
+}
+
+fn load_suite(cases: Option<PathBuf>) -> Result<Suite, ExitCode> {
+    let dir = cases.unwrap_or_else(|| local_or("spec-cases", skillspec_runner::default_cases_dir()));
+    if !dir.is_dir() {
+        return Err(usage_error(format!("the cases directory {} does not exist", dir.display())));
+    }
+    case::load_dir(&dir).map_err(|errors| {
+        for e in &errors {
+            eprintln!("{e}");
+        }
+        eprintln!("skillspec: {} error(s) in case files; nothing was run", errors.len());
+        ExitCode::from(EXIT_USAGE)
+    })
+}
+
+struct RunArgs {
+    adapter: Option<String>,
+    cases: Option<PathBuf>,
+    fixtures: Option<PathBuf>,
+    filter: Option<String>,
+    report: Option<PathBuf>,
+    python: Option<PathBuf>,
+    step_timeout: u64,
+    verbose: bool,
+}
+
+fn run(args: RunArgs) -> ExitCode {
+    let suite = match load_suite(args.cases) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let selected: Vec<&Case> = suite
+        .cases
+        .iter()
+        .filter(|c| args.filter.as_deref().is_none_or(|p| filter_matches(p, c)))
+        .collect();
+    if selected.is_empty() {
+        return usage_error("no case matches the filter");
+    }
+    let python = match python::resolve(args.python.as_deref()) {
+        Ok(p) => p,
+        Err(e) if args.python.is_some() => return usage_error(e),
+        // Without a usable python3 the script cases fail with spawn_failed, which says why.
+        Err(_) => PathBuf::from("python3"),
+    };
+    let opts = RunOptions {
+        fixtures: args
+            .fixtures
+            .unwrap_or_else(|| local_or("fixtures", skillspec_runner::default_fixtures_dir())),
+        python,
+    };
+    let mut imp: Box<dyn Implementation> = match &args.adapter {
+        None => Box::new(Reference::default()),
+        Some(cmd) => match Adapter::spawn(cmd, Duration::from_secs(args.step_timeout.max(1))) {
+            Ok(a) => Box::new(a),
+            Err(e) => {
+                eprintln!("skillspec: the adapter could not start: {e}");
+                return ExitCode::from(EXIT_BROKEN);
+            }
+        },
+    };
+    let info = imp.info().clone();
+    println!(
+        "running {} case(s) from {} against {} {}",
+        selected.len(),
+        suite.root.display(),
+        info.name,
+        info.version
+    );
+    let mut results = Vec::new();
+    let mut details = Vec::new();
+    let mut column = 0;
+    for (i, case) in selected.iter().enumerate() {
+        let outcome = execute::run_case(case, imp.as_mut(), &opts, i as u64 + 1);
+        if args.verbose {
+            print!("{}", report::describe(case, &outcome));
+        } else {
+            let mark = match outcome.status {
+                Status::Pass => '.',
+                Status::Fail(_) => 'F',
+                Status::Unsupported(_) => 'U',
+                Status::Error { .. } => 'E',
+            };
+            print!("{mark}");
+            column += 1;
+            if column == 72 {
+                println!();
+                column = 0;
+            }
+            if outcome.status != Status::Pass && !matches!(outcome.status, Status::Unsupported(_)) {
+                details.push(report::describe(case, &outcome));
+            }
+        }
+        let _ = std::io::stdout().flush();
+        results.push((*case, outcome));
+    }
+    if column != 0 {
+        println!();
+    }
+    for d in &details {
+        println!("\n{}", d.trim_end());
+    }
+    let run_report = RunReport {
+        implementation: info,
+        cases_dir: suite.root.display().to_string(),
+        results,
+    };
+    println!("\n{}", report::summary_text(&run_report).trim_end());
+    if let Some(dir) = &args.report {
+        match report::write(&run_report, dir) {
+            Ok(()) => println!("report written to {}", dir.display()),
+            Err(e) => eprintln!("skillspec: cannot write the report to {}: {e}", dir.display()),
+        }
+    }
+    let totals = run_report.totals();
+    if run_report.all_broken() {
+        eprintln!("skillspec: every case errored: the adapter is broken");
+        ExitCode::from(EXIT_BROKEN)
+    } else if totals.failed > 0 || totals.errored > 0 {
+        ExitCode::from(EXIT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn list(cases: Option<PathBuf>, json: bool) -> ExitCode {
+    let suite = match load_suite(cases) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    if json {
+        let items: Vec<serde_json::Value> = suite
+            .cases
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "id": c.id, "summary": c.summary, "clauses": c.clauses, "requires": c.requires,
+                    "area": c.area, "file": c.file.display().to_string(), "line": c.line,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(items));
+    } else {
+        for c in &suite.cases {
+            println!("{:<50} {}", c.id, c.clauses.join(" "));
+        }
+        println!("{} cases", suite.cases.len());
+    }
+    ExitCode::SUCCESS
+}
+
+fn show_case(cases: Option<PathBuf>, id: &str) -> ExitCode {
+    let suite = match load_suite(cases) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    match suite.cases.iter().find(|c| c.id == id) {
+        Some(c) => {
+            print!("{}", show::render(c));
+            ExitCode::SUCCESS
+        }
+        None => {
+            let close: Vec<&str> = suite
+                .cases
+                .iter()
+                .filter(|c| c.id.contains(id))
+                .map(|c| c.id.as_str())
+                .take(10)
+                .collect();
+            let hint = if close.is_empty() { String::new() } else { format!(" (did you mean: {})", close.join(", ")) };
+            usage_error(format!("no case has the id `{id}`{hint}"))
+        }
+    }
+}
+
+fn check_tree(root: &Path, json: bool) -> ExitCode {
+    let d = match skillspec_reference::discover(root) {
+        Ok(d) => d,
+        Err(e) => return usage_error(e),
+    };
+    if json {
+        let value = serde_json::json!({
+            "loaded": d.loaded.iter().map(|g| serde_json::json!({
+                "id": g.id, "path": g.path, "format": g.format, "name": g.name, "description": g.description,
+            })).collect::<Vec<_>>(),
+            "skipped": d.skipped.iter().map(|s| serde_json::json!({"path": s.path, "reason": s.reason.as_str()})).collect::<Vec<_>>(),
+        });
+        println!("{value}");
+    } else {
+        println!("loaded {} guide(s) from {}:", d.loaded.len(), root.display());
+        for g in &d.loaded {
+            let format = if g.format == skillspec_reference::GuideFormat::Legacy { "legacy" } else { "portable" };
+            println!("  {:<24} {:<9} {}  ({})", g.id, format, g.name, g.path);
+        }
+        if !d.skipped.is_empty() {
+            println!("skipped {}:", d.skipped.len());
+            for s in &d.skipped {
+                println!("  {:<40} {:<12} {}", s.path, s.reason.as_str(), s.detail);
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn serve_adapter(without: &[String]) -> ExitCode {
+    let mut features: Vec<Feature> = REFERENCE_FEATURES.to_vec();
+    for name in without {
+        match Feature::parse(name) {
+            Some(f) => features.retain(|x| *x != f),
+            None => return usage_error(format!("unknown feature `{name}`")),
+        }
+    }
+    let mut reference = Reference::with_features(features);
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    match adapter_server::serve(&mut reference, stdin.lock(), stdout.lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("skillspec adapter: {e}");
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The adapter protocol, version 1: the JSON messages exchanged between the runner and an
+//! implementation, one JSON object per line. PROTOCOL.md is the normative description and
+//! `protocol/*.schema.json` the schemas; these types are the runner's side of the same contract.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::features::Feature;
+
+/// The protocol version this runner speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Implementation-neutral runtime configuration for one case, with paths made absolute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireConfig {
+    /// The skills root (`SPORTSCLAW_SKILL_GUIDES_DIR`); `null` when unset.
+    pub skills_root: Option<String>,
+    /// The raw operator script allowlist text; `null` when unset.
+    pub script_allowlist: Option<String>,
+    /// The operator's tool allowlist; `null` offers every tool.
+    pub tool_allowlist: Option<Vec<String>>,
+    /// Whether trading tools are allowed.
+    pub allow_trading: bool,
+    /// `SPORTS_SKILLS_REPLAY` as the runtime sees it; `null` when unset.
+    pub replay: Option<String>,
+    /// `SKILL_SCRIPT_TIMEOUT_MS`; `null` for the default.
+    pub timeout_ms: Option<u64>,
+    /// The Python interpreter to run helpers with (absolute path).
+    pub python: String,
+    /// The environment of the runtime's own process.
+    pub env: BTreeMap<String, String>,
+}
+
+/// An operation the implementation performs for one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WireStep {
+    /// Scan the skills root again and report what loaded.
+    Discover,
+    /// Report the tools offered to the model.
+    Tools,
+    /// Report the system prompt, and the prompt as rendered without the feature.
+    Prompt,
+    /// Call a tool with arguments (any JSON value, passed as the model would).
+    Call { tool: String, args: Value },
+    /// Start a new turn.
+    NewTurn,
+}
+
+impl WireStep {
+    pub fn op_name(&self) -> &'static str {
+        match self {
+            WireStep::Discover => "discover",
+            WireStep::Tools => "tools",
+            WireStep::Prompt => "prompt",
+            WireStep::Call { .. } => "call",
+            WireStep::NewTurn => "new_turn",
+        }
+    }
+}
+
+/// Messages from the runner to the implementation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Request {
+    Start {
+        protocol_version: u32,
+    },
+    CaseStart {
+        seq: u64,
+        case: String,
+        root: String,
+        config: WireConfig,
+    },
+    Step {
+        seq: u64,
+        index: usize,
+        step: WireStep,
+    },
+    CaseEnd {
+        seq: u64,
+    },
+    Stop,
+}
+
+/// Who the implementation is and what it supports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImplInfo {
+    pub name: String,
+    pub version: String,
+    #[serde(default)]
+    pub language: Option<String>,
+    #[serde(default)]
+    pub features: Vec<Feature>,
+}
+
+/// Messages from the implementation to the runner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Response {
+    Started {
+        protocol_version: u32,
+        implementation: ImplInfo,
+    },
+    CaseStarted {
+        seq: u64,
+    },
+    StepResult {
+        seq: u64,
+        index: usize,
+        result: Value,
+    },
+    CaseEnded {
+        seq: u64,
+    },
+    /// The implementation could not do what was asked (not a tool error: those are results).
+    Error {
+        #[serde(default)]
+        seq: Option<u64>,
+        message: String,
+    },
+}
+
+/// One loaded guide as reported by `discover`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadedGuide {
+    pub id: String,
+    #[serde(default)]
+    pub format: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub body: Option<String>,
+}
+
+/// One skipped path as reported by `discover` (feature `skip-report`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedPath {
+    pub path: String,
+    pub reason: String,
+}
+
+/// The result of a `discover` step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiscoverResult {
+    pub loaded: Vec<LoadedGuide>,
+    #[serde(default)]
+    pub skipped: Option<Vec<SkippedPath>>,
+}
+
+/// The result of a `tools` step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolsResult {
+    pub offered: Vec<String>,
+}
+
+/// The result of a `prompt` step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptResult {
+    /// The system prompt the model sees.
+    pub text: String,
+    /// The system prompt as the runtime rendered it before this feature existed.
+    pub baseline: String,
+}
+
+/// The result of a `call` step: `{"ok":true,"value":{..}}` or `{"ok":false,"error":{"code":..}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CallResult {
+    Ok { ok: OkTrue, value: serde_json::Map<String, Value> },
+    Err { ok: OkFalse, error: serde_json::Map<String, Value> },
+}
+
+/// The literal `true`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OkTrue(#[serde(with = "literal_true")] pub ());
+/// The literal `false`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OkFalse(#[serde(with = "literal_false")] pub ());
+
+macro_rules! literal_bool {
+    ($name:ident, $value:expr) => {
+        mod $name {
+            use serde::{Deserialize, Deserializer, Serializer};
+            pub fn serialize<S: Serializer>(_: &(), s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bool($value)
+            }
+            pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+                if bool::deserialize(d)? == $value {
+                    Ok(())
+                } else {
+                    Err(serde::de::Error::custom(concat!("expected ", stringify!($value))))
+                }
+            }
+        }
+    };
+}
+literal_bool!(literal_true, true);
+literal_bool!(literal_false, false);
+
+/// A step's result, typed by the operation that produced it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepOutcome {
+    Discover(DiscoverResult),
+    Tools(ToolsResult),
+    Prompt(PromptResult),
+    Call(CallResult),
+    NewTurn,
+}
+
+impl StepOutcome {
+    /// Parses the untyped `result` of a `step_result` for the operation that was sent.
+    pub fn from_wire(step: &WireStep, result: Value) -> Result<StepOutcome, String> {
+        let what = step.op_name();
+        let parse_err = |e: serde_json::Error| format!("result of `{what}` does not match the protocol: {e}");
+        Ok(match step {
+            WireStep::Discover => StepOutcome::Discover(serde_json::from_value(result).map_err(parse_err)?),
+            WireStep::Tools => StepOutcome::Tools(serde_json::from_value(result).map_err(parse_err)?),
+            WireStep::Prompt => StepOutcome::Prompt(serde_json::from_value(result).map_err(parse_err)?),
+            WireStep::Call { .. } => {
+                let call: CallResult = serde_json::from_value(result.clone()).map_err(|_| {
+                    format!("result of `call` must be {{\"ok\":true,\"value\":{{..}}}} or {{\"ok\":false,\"error\":{{\"code\":..}}}}, got {result}")
+                })?;
+                if let CallResult::Err { error, .. } = &call {
+                    if !error.get("code").is_some_and(Value::is_string) {
+                        return Err(format!("error result of `call` has no string `code`: {result}"));
+                    }
+                }
+                StepOutcome::Call(call)
+            }
+            WireStep::NewTurn => StepOutcome::NewTurn,
+        })
+    }
+
+    /// The wire form of this outcome.
+    pub fn to_wire(&self) -> Value {
+        let v = match self {
+            StepOutcome::Discover(d) => serde_json::to_value(d),
+            StepOutcome::Tools(t) => serde_json::to_value(t),
+            StepOutcome::Prompt(p) => serde_json::to_value(p),
+            StepOutcome::Call(c) => serde_json::to_value(c),
+            StepOutcome::NewTurn => Ok(Value::Object(Default::default())),
+        };
+        v.unwrap_or(Value::Null)
+    }
+}

@@ -1,0 +1,227 @@
+//! Reports: the human summary printed after a run, failure details, the JSON report and the
+//! JUnit XML file written with `--report DIR`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::case::Case;
+use crate::execute::{CaseOutcome, Status};
+use crate::protocol::ImplInfo;
+
+/// Counts of one area (or of the whole run).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub passed: usize,
+    pub failed: usize,
+    pub unsupported: usize,
+    pub errored: usize,
+}
+
+impl Counts {
+    pub fn add(&mut self, status: &Status) {
+        match status {
+            Status::Pass => self.passed += 1,
+            Status::Fail(_) => self.failed += 1,
+            Status::Unsupported(_) => self.unsupported += 1,
+            Status::Error { .. } => self.errored += 1,
+        }
+    }
+
+    pub fn total(&self) -> usize {
+        self.passed + self.failed + self.unsupported + self.errored
+    }
+}
+
+/// Every case of a run with its outcome.
+pub struct RunReport<'a> {
+    pub implementation: ImplInfo,
+    pub cases_dir: String,
+    pub results: Vec<(&'a Case, CaseOutcome)>,
+}
+
+impl RunReport<'_> {
+    pub fn totals(&self) -> Counts {
+        let mut c = Counts::default();
+        for (_, o) in &self.results {
+            c.add(&o.status);
+        }
+        c
+    }
+
+    pub fn by_area(&self) -> BTreeMap<String, Counts> {
+        let mut m: BTreeMap<String, Counts> = BTreeMap::new();
+        for (case, o) in &self.results {
+            m.entry(case.area.clone()).or_default().add(&o.status);
+        }
+        m
+    }
+
+    /// True when every case errored because the implementation is broken.
+    pub fn all_broken(&self) -> bool {
+        !self.results.is_empty()
+            && self
+                .results
+                .iter()
+                .all(|(_, o)| matches!(o.status, Status::Error { broken: true, .. }))
+    }
+}
+
+/// The detailed text of one non-passing case.
+pub fn describe(case: &Case, outcome: &CaseOutcome) -> String {
+    let mut s = String::new();
+    let loc = format!("{}:{}", case.file.display(), case.line);
+    match &outcome.status {
+        Status::Pass => {
+            let _ = writeln!(s, "PASS {}  ({loc})", case.id);
+        }
+        Status::Fail(f) => {
+            let _ = writeln!(s, "FAIL {}", case.id);
+            let _ = writeln!(s, "  {}", case.summary);
+            let _ = writeln!(
+                s,
+                "  at {}:{} (step {}: {})",
+                case.file.display(),
+                f.line,
+                f.step,
+                f.label
+            );
+            let _ = writeln!(s, "  clauses: {}", case.clauses.join(", "));
+            for m in &f.mismatches {
+                let _ = writeln!(s, "  {}:", m.what);
+                let _ = writeln!(s, "    expected: {}", m.expected);
+                let _ = writeln!(s, "    actual:   {}", m.actual);
+            }
+        }
+        Status::Unsupported(missing) => {
+            let names: Vec<&str> = missing.iter().map(|f| f.as_str()).collect();
+            let _ = writeln!(s, "UNSUPPORTED {}  ({loc}): needs {}", case.id, names.join(", "));
+        }
+        Status::Error { message, .. } => {
+            let _ = writeln!(s, "ERROR {}  ({loc})", case.id);
+            for line in message.lines() {
+                let _ = writeln!(s, "  {line}");
+            }
+        }
+    }
+    s
+}
+
+/// The summary table printed at the end of a run.
+pub fn summary_text(report: &RunReport<'_>) -> String {
+    let mut s = String::new();
+    let info = &report.implementation;
+    let _ = writeln!(s, "implementation: {} {}", info.name, info.version);
+    let _ = writeln!(s, "{:<14} {:>7} {:>7} {:>12} {:>8}", "area", "passed", "failed", "unsupported", "errored");
+    for (area, c) in report.by_area() {
+        let _ = writeln!(s, "{:<14} {:>7} {:>7} {:>12} {:>8}", area, c.passed, c.failed, c.unsupported, c.errored);
+    }
+    let t = report.totals();
+    let _ = writeln!(s, "{:<14} {:>7} {:>7} {:>12} {:>8}", "total", t.passed, t.failed, t.unsupported, t.errored);
+    let verdict = if t.failed == 0 && t.errored == 0 { "ok" } else { "FAILED" };
+    let _ = writeln!(
+        s,
+        "result: {verdict}. {} passed; {} failed; {} unsupported; {} errored; {} cases",
+        t.passed,
+        t.failed,
+        t.unsupported,
+        t.errored,
+        t.total()
+    );
+    s
+}
+
+/// The JSON report.
+pub fn to_json(report: &RunReport<'_>) -> Value {
+    let counts = |c: &Counts| json!({"passed": c.passed, "failed": c.failed, "unsupported": c.unsupported, "errored": c.errored, "total": c.total()});
+    let areas: serde_json::Map<String, Value> = report.by_area().iter().map(|(a, c)| (a.clone(), counts(c))).collect();
+    let cases: Vec<Value> = report
+        .results
+        .iter()
+        .map(|(case, o)| {
+            let mut v = json!({
+                "id": case.id,
+                "file": case.file.display().to_string(),
+                "line": case.line,
+                "area": case.area,
+                "clauses": case.clauses,
+                "status": o.status.word(),
+                "duration_ms": o.duration.as_millis() as u64,
+            });
+            match &o.status {
+                Status::Fail(f) => {
+                    v["step"] = json!(f.step);
+                    v["step_line"] = json!(f.line);
+                    v["step_label"] = json!(f.label);
+                    v["mismatches"] = f
+                        .mismatches
+                        .iter()
+                        .map(|m| json!({"what": m.what, "expected": m.expected, "actual": m.actual}))
+                        .collect();
+                }
+                Status::Unsupported(missing) => v["missing_features"] = json!(missing),
+                Status::Error { message, broken } => {
+                    v["error"] = json!(message);
+                    v["broken_implementation"] = json!(broken);
+                }
+                Status::Pass => {}
+            }
+            v
+        })
+        .collect();
+    json!({
+        "report_version": 1,
+        "protocol_version": crate::protocol::PROTOCOL_VERSION,
+        "runner": {"name": "skillspec", "version": env!("CARGO_PKG_VERSION")},
+        "implementation": report.implementation,
+        "cases_dir": report.cases_dir,
+        "summary": counts(&report.totals()),
+        "areas": areas,
+        "cases": cases,
+    })
+}
+
+/// Writes `report.json` and `junit.xml` into `dir`.
+pub fn write(report: &RunReport<'_>, dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let json = serde_json::to_string_pretty(&to_json(report)).map_err(std::io::Error::other)?;
+    std::fs::write(dir.join("report.json"), json + "\n")?;
+    std::fs::write(dir.join("junit.xml"), junit(report).map_err(std::io::Error::other)?)?;
+    Ok(())
+}
+
+fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    let mut out = Report::new("skillspec");
+    for (area, _) in report.by_area() {
+        let mut suite = TestSuite::new(area.clone());
+        for (case, o) in report.results.iter().filter(|(c, _)| c.area == area) {
+            let status = match &o.status {
+                Status::Pass => TestCaseStatus::success(),
+                Status::Fail(_) => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    s.set_description(describe(case, o));
+                    s
+                }
+                Status::Error { .. } => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+                    s.set_description(describe(case, o));
+                    s
+                }
+                Status::Unsupported(_) => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(describe(case, o).trim().to_owned());
+                    s
+                }
+            };
+            let mut tc = TestCase::new(case.id.clone(), status);
+            tc.set_classname(area.clone());
+            tc.set_time(o.duration);
+            suite.add_test_case(tc);
+        }
+        out.add_test_suite(suite);
+    }
+    out.to_string()
+}

@@ -1,0 +1,207 @@
+//! `skillspec show`: one case rendered as prose for auditors.
+
+use std::fmt::Write as _;
+
+use crate::case::{Action, Allowlist, Case, HashSource};
+use crate::expect::{Matcher, OutcomeExpect};
+use crate::fixture::EntryKind;
+use crate::protocol::WireStep;
+
+fn matcher(m: &Matcher) -> String {
+    match m {
+        Matcher::Exact(v) => format!("is {}", crate::expect::show(v)),
+        Matcher::Ops(ops) => {
+            let mut parts = Vec::new();
+            if let Some(p) = ops.present {
+                parts.push(if p { "is present".to_owned() } else { "is absent".to_owned() });
+            }
+            if let Some(v) = &ops.equals {
+                parts.push(format!("equals {}", crate::expect::show(v)));
+            }
+            if let Some(c) = &ops.contains {
+                parts.push(format!("contains {}", crate::expect::show(&serde_json::to_value(c).unwrap_or_default())));
+            }
+            if let Some(c) = &ops.not_contains {
+                parts.push(format!("does not contain {}", crate::expect::show(&serde_json::to_value(c).unwrap_or_default())));
+            }
+            if let Some(s) = &ops.starts_with {
+                parts.push(format!("starts with {s:?}"));
+            }
+            if let Some(s) = &ops.ends_with {
+                parts.push(format!("ends with {s:?}"));
+            }
+            if let Some(n) = ops.length {
+                parts.push(format!("has length {n}"));
+            }
+            parts.join(" and ")
+        }
+    }
+}
+
+fn path(bytes: &[u8]) -> String {
+    skillspec_reference::discovery::display_bytes(bytes)
+}
+
+fn entry(kind: &EntryKind) -> String {
+    match kind {
+        EntryKind::File(b) => match std::str::from_utf8(b) {
+            Ok(t) if t.len() <= 600 => {
+                let mut s = format!("file ({} bytes):", b.len());
+                for line in t.lines() {
+                    s.push_str(&format!("\n        | {line}"));
+                }
+                s
+            }
+            _ => format!("file of {} bytes (binary or long)", b.len()),
+        },
+        EntryKind::Sized { size, fill } => format!("file of {size} bytes, each {:?}", *fill as char),
+        EntryKind::Sparse { size } => format!("sparse file of {size} bytes"),
+        EntryKind::Dir => "empty directory".into(),
+        EntryKind::Symlink(t) => format!("symlink -> {}", path(t)),
+        EntryKind::Fifo => "named pipe (FIFO)".into(),
+        EntryKind::Socket => "Unix socket".into(),
+        EntryKind::Copy(src) => format!("copy of fixtures/{src}"),
+        EntryKind::Hardlink(t) => format!("hard link to {}", path(t)),
+        EntryKind::Deep { levels, name } => format!("chain of {levels} nested directories named {name:?}"),
+    }
+}
+
+/// Renders `case` as readable text.
+pub fn render(case: &Case) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}", case.id);
+    let _ = writeln!(s, "  {}", case.summary);
+    let _ = writeln!(s, "  file: {}:{}", case.file.display(), case.line);
+    let _ = writeln!(s, "  clauses: {}", case.clauses.join(", "));
+    if !case.requires.is_empty() {
+        let r: Vec<&str> = case.requires.iter().map(|f| f.as_str()).collect();
+        let _ = writeln!(s, "  requires: {}", r.join(", "));
+    }
+    let _ = writeln!(s, "\nGiven this tree in a fresh directory:");
+    if case.tree.entries.is_empty() {
+        let _ = writeln!(s, "    (nothing)");
+    }
+    for e in &case.tree.entries {
+        let mode = e.mode.map(|m| format!(" [mode {m:o}]")).unwrap_or_default();
+        let _ = writeln!(s, "    {}: {}{mode}", path(&e.path), entry(&e.kind));
+    }
+    let c = &case.config;
+    let _ = writeln!(s, "\nand a runtime configured with:");
+    let _ = writeln!(s, "    skills root: {}", c.skills_root.as_deref().unwrap_or("(unset: the feature is off)"));
+    match &c.script_allowlist {
+        None => {
+            let _ = writeln!(s, "    script allowlist: (unset)");
+        }
+        Some(Allowlist::Raw(t)) => {
+            let _ = writeln!(s, "    script allowlist (verbatim): {t}");
+        }
+        Some(Allowlist::Entries(es)) => {
+            let _ = writeln!(s, "    script allowlist:");
+            for e in es {
+                let hash = match &e.sha256 {
+                    HashSource::Hex(h) => h.clone(),
+                    HashSource::Of(p) => format!("the SHA-256 of {p}"),
+                };
+                let _ = writeln!(s, "      - skill {}, script {}, sha256 {hash}", e.skill, e.script);
+            }
+        }
+    }
+    if let Some(t) = &c.tool_allowlist {
+        let _ = writeln!(s, "    tool allowlist: {}", t.join(", "));
+    }
+    if c.allow_trading {
+        let _ = writeln!(s, "    trading allowed");
+    }
+    if let Some(r) = &c.replay {
+        let _ = writeln!(s, "    replay mode: {r}");
+    }
+    if let Some(t) = c.timeout_ms {
+        let _ = writeln!(s, "    helper timeout: {t} ms");
+    }
+    for (k, v) in &c.env {
+        let _ = writeln!(s, "    host environment {k}={v}");
+    }
+    let _ = writeln!(s, "\nSteps:");
+    for (i, step) in case.steps.iter().enumerate() {
+        let what = match &step.action {
+            Action::Implementation(WireStep::Discover) => "scan the skills root".to_owned(),
+            Action::Implementation(WireStep::Tools) => "list the tools offered to the model".to_owned(),
+            Action::Implementation(WireStep::Prompt) => "render the system prompt".to_owned(),
+            Action::Implementation(WireStep::NewTurn) => "start a new turn".to_owned(),
+            Action::Implementation(WireStep::Call { tool, args }) => format!("call {tool} with {args}"),
+            Action::Write(tree) => {
+                let parts: Vec<String> = tree.entries.iter().map(|e| format!("{} ({})", path(&e.path), entry(&e.kind))).collect();
+                format!("the runner writes {}", parts.join(", "))
+            }
+            Action::Remove(paths) => format!("the runner removes {}", paths.iter().map(|p| path(p)).collect::<Vec<_>>().join(", ")),
+            Action::Wait(ms) => format!("wait {ms} ms"),
+        };
+        let _ = writeln!(s, "  {}. (line {}) {what}", i + 1, step.line);
+        match &step.expect.outcome {
+            None => {}
+            Some(OutcomeExpect::Discover(d)) => {
+                if let Some(l) = &d.loaded {
+                    let _ = writeln!(s, "     expect loaded, in this order: [{}]", l.join(", "));
+                }
+                for (id, g) in &d.guides {
+                    for (field, m) in [("format", &g.format), ("name", &g.name), ("description", &g.description), ("body", &g.body)] {
+                        if let Some(m) = m {
+                            let _ = writeln!(s, "     expect guide {id}'s {field} {}", matcher(m));
+                        }
+                    }
+                }
+                for (p, r) in d.skipped.iter().flatten() {
+                    let _ = writeln!(s, "     expect {p} skipped as {r}");
+                }
+            }
+            Some(OutcomeExpect::Tools(t)) => {
+                if let Some(o) = &t.offered {
+                    let _ = writeln!(s, "     expect exactly these tools offered: [{}]", o.join(", "));
+                }
+                for n in &t.not_offered {
+                    let _ = writeln!(s, "     expect {n} not offered");
+                }
+            }
+            Some(OutcomeExpect::Prompt(p)) => {
+                for c in &p.contains {
+                    let _ = writeln!(s, "     expect the prompt to contain {c:?}");
+                }
+                for c in &p.not_contains {
+                    let _ = writeln!(s, "     expect the prompt not to contain {c:?}");
+                }
+                match p.same_as_baseline {
+                    Some(true) => {
+                        let _ = writeln!(s, "     expect the prompt byte-identical to the prompt without the feature");
+                    }
+                    Some(false) => {
+                        let _ = writeln!(s, "     expect the prompt to differ from the prompt without the feature");
+                    }
+                    None => {}
+                }
+            }
+            Some(OutcomeExpect::Call(c)) => {
+                if let Some(ok) = &c.ok {
+                    let _ = writeln!(s, "     expect success");
+                    for (k, m) in ok {
+                        let _ = writeln!(s, "       where {k} {}", matcher(m));
+                    }
+                }
+                if let Some(e) = &c.error {
+                    let _ = writeln!(s, "     expect the error {}", e.code);
+                    for (k, m) in &e.fields {
+                        let _ = writeln!(s, "       where {k} {}", matcher(m));
+                    }
+                }
+            }
+        }
+        if let Some(f) = &step.expect.files {
+            for p in &f.exists {
+                let _ = writeln!(s, "     expect the file {p} to exist afterwards");
+            }
+            for p in &f.absent {
+                let _ = writeln!(s, "     expect no file {p} afterwards");
+            }
+        }
+    }
+    s
+}

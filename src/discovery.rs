@@ -1,0 +1,377 @@
+//! Discovery: finding skill directories under the configured root and loading their guides.
+//!
+//! The walk (SPEC.md `discovery.*`): the root's children are at depth 1 and directories down to
+//! depth 8 are examined; a directory holding an entry named `SKILL.md` is a *skill directory* and
+//! is not descended into; other directories are. Symlinks below the root are never followed. Skill
+//! directories that share a name are all dropped. Every skill directory is then loaded as legacy
+//! (`skill.yml` + `SKILL.md`) or portable (frontmatter), or skipped with a reason. All file access
+//! goes through [`crate::safe_fs`].
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::frontmatter;
+use crate::legacy;
+use crate::safe_fs::{self, DirError, EntryKind, LeafError};
+use crate::yaml::{self, Value};
+
+/// Directories deeper than this many levels below the root are not examined.
+pub const MAX_DEPTH: usize = 8;
+/// The largest SKILL.md or skill.yml that loads, in bytes (inclusive).
+pub const MAX_GUIDE_BYTES: u64 = 262_144;
+
+/// Which of the two skill formats a guide was loaded from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GuideFormat {
+    Portable,
+    Legacy,
+}
+
+/// One loaded skill guide.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Guide {
+    /// The skill id: the directory's name.
+    pub id: String,
+    /// The directory's path relative to the root, `/`-separated.
+    pub path: String,
+    pub format: GuideFormat,
+    pub name: String,
+    pub description: String,
+    pub body: String,
+    /// The path components from the root to the skill directory, as raw bytes.
+    #[serde(skip)]
+    pub components: Vec<Vec<u8>>,
+}
+
+/// Why a directory (or a symlink where a directory could be) was not loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// Another skill directory has the same name.
+    Duplicate,
+    /// A symlinked directory, or a skill directory whose SKILL.md or skill.yml is a symlink.
+    Symlink,
+    /// A directory deeper than [`MAX_DEPTH`].
+    TooDeep,
+    /// SKILL.md or skill.yml is larger than [`MAX_GUIDE_BYTES`].
+    TooLarge,
+    /// SKILL.md or skill.yml is not a regular file (directory, FIFO, socket, device).
+    NotRegular,
+    /// SKILL.md or skill.yml is not valid UTF-8.
+    NotUtf8,
+    /// The directory name is not valid UTF-8 or holds control characters, so it cannot be an id.
+    BadName,
+    /// Missing, unterminated or unparsable frontmatter.
+    Malformed,
+    /// Frontmatter without a non-empty string `name` and `description`.
+    Incomplete,
+    /// A file or directory that could not be opened or read.
+    Unreadable,
+}
+
+impl SkipReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::Duplicate => "duplicate",
+            SkipReason::Symlink => "symlink",
+            SkipReason::TooDeep => "too_deep",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::NotRegular => "not_regular",
+            SkipReason::NotUtf8 => "not_utf8",
+            SkipReason::BadName => "bad_name",
+            SkipReason::Malformed => "malformed",
+            SkipReason::Incomplete => "incomplete",
+            SkipReason::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// A path the scan did not load, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skip {
+    /// Relative to the root, `/`-separated; bytes that are not UTF-8 are shown as `\xHH`.
+    pub path: String,
+    pub reason: SkipReason,
+    /// A human-readable explanation (not part of any contract).
+    pub detail: String,
+}
+
+/// The result of one scan.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Discovery {
+    /// Loaded guides, sorted by the bytes of their ids.
+    pub loaded: Vec<Guide>,
+    /// Everything skipped, sorted by path.
+    pub skipped: Vec<Skip>,
+}
+
+impl Discovery {
+    pub fn guide(&self, id: &str) -> Option<&Guide> {
+        self.loaded.iter().find(|g| g.id == id)
+    }
+}
+
+/// The root could not be opened as a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootError {
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for RootError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot open skills root {}: {}", self.path, self.message)
+    }
+}
+
+/// Renders path bytes for reports: UTF-8 as is, other bytes as `\xHH`.
+pub fn display_bytes(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+fn join_display(components: &[Vec<u8>]) -> String {
+    components
+        .iter()
+        .map(|c| display_bytes(c))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A skill directory found by the walk, already loaded or rejected.
+struct Candidate {
+    components: Vec<Vec<u8>>,
+    outcome: Result<Guide, (SkipReason, String)>,
+}
+
+/// Opens `root` (following a symlink at the root itself only) and scans it.
+pub fn discover(root: &Path) -> Result<Discovery, RootError> {
+    let root_fd = safe_fs::open_root(root).map_err(|e| RootError {
+        path: root.display().to_string(),
+        message: e.to_string(),
+    })?;
+    Ok(discover_in(root_fd.as_fd()))
+}
+
+/// Scans the already opened root directory and loads every skill guide below it.
+pub fn discover_in(root: BorrowedFd<'_>) -> Discovery {
+    let mut candidates = Vec::new();
+    let mut skipped = Vec::new();
+    walk(root, &mut Vec::new(), &mut candidates, &mut skipped);
+
+    let mut by_name: BTreeMap<Vec<u8>, Vec<Candidate>> = BTreeMap::new();
+    for c in candidates {
+        let name = c.components.last().cloned().unwrap_or_default();
+        by_name.entry(name).or_default().push(c);
+    }
+    let mut loaded = Vec::new();
+    for (name, group) in by_name {
+        if group.len() > 1 {
+            let others: Vec<String> = group.iter().map(|c| join_display(&c.components)).collect();
+            for c in &group {
+                skipped.push(Skip {
+                    path: join_display(&c.components),
+                    reason: SkipReason::Duplicate,
+                    detail: format!(
+                        "skill id `{}` is ambiguous: {}",
+                        display_bytes(&name),
+                        others.join(", ")
+                    ),
+                });
+            }
+            continue;
+        }
+        for c in group {
+            match c.outcome {
+                Ok(guide) => loaded.push(guide),
+                Err((reason, detail)) => skipped.push(Skip {
+                    path: join_display(&c.components),
+                    reason,
+                    detail,
+                }),
+            }
+        }
+    }
+    // BTreeMap iteration is already in byte order of the names; sort again for clarity.
+    loaded.sort_by(|a: &Guide, b: &Guide| a.id.as_bytes().cmp(b.id.as_bytes()));
+    skipped.sort_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
+    Discovery { loaded, skipped }
+}
+
+fn walk(
+    dir: BorrowedFd<'_>,
+    path: &mut Vec<Vec<u8>>,
+    candidates: &mut Vec<Candidate>,
+    skipped: &mut Vec<Skip>,
+) {
+    let entries = match safe_fs::list_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            skipped.push(Skip {
+                path: join_display(path),
+                reason: SkipReason::Unreadable,
+                detail: format!("cannot list directory: {e}"),
+            });
+            return;
+        }
+    };
+    let depth = path.len() + 1;
+    for (name, kind) in entries {
+        path.push(name);
+        let here = join_display(path);
+        match kind {
+            EntryKind::Symlink => skipped.push(Skip {
+                path: here,
+                reason: SkipReason::Symlink,
+                detail: "symlinks below the root are never followed".into(),
+            }),
+            EntryKind::Directory if depth > MAX_DEPTH => skipped.push(Skip {
+                path: here,
+                reason: SkipReason::TooDeep,
+                detail: format!("deeper than {MAX_DEPTH} levels below the root"),
+            }),
+            EntryKind::Directory => {
+                let name = OsStr::from_bytes(path.last().map(Vec::as_slice).unwrap_or_default());
+                match safe_fs::open_subdir(dir, name) {
+                    Ok(sub) => match safe_fs::entry_kind(sub.as_fd(), OsStr::new("SKILL.md")) {
+                        Ok(Some(_)) => candidates.push(Candidate {
+                            components: path.clone(),
+                            outcome: load_skill(sub.as_fd(), path),
+                        }),
+                        Ok(None) => walk(sub.as_fd(), path, candidates, skipped),
+                        Err(e) => skipped.push(Skip {
+                            path: here,
+                            reason: SkipReason::Unreadable,
+                            detail: e.to_string(),
+                        }),
+                    },
+                    // Replaced by a symlink (or removed) since it was listed.
+                    Err(DirError::Symlink | DirError::NotFound | DirError::NotDirectory) => skipped.push(Skip {
+                        path: here,
+                        reason: SkipReason::Symlink,
+                        detail: "no longer a directory when opened without following links".into(),
+                    }),
+                    Err(DirError::Unreadable(e)) => skipped.push(Skip {
+                        path: here,
+                        reason: SkipReason::Unreadable,
+                        detail: e,
+                    }),
+                }
+            }
+            EntryKind::Regular | EntryKind::Special => {}
+        }
+        path.pop();
+    }
+}
+
+/// Reads one of the two guide files of a skill directory.
+fn read_guide_file(dir: BorrowedFd<'_>, file: &str) -> Result<String, (SkipReason, String)> {
+    let bytes = safe_fs::read_regular(dir, OsStr::new(file), MAX_GUIDE_BYTES).map_err(|e| match e {
+        LeafError::NotFound => (SkipReason::Unreadable, format!("{file} vanished during the scan")),
+        LeafError::Symlink => (SkipReason::Symlink, format!("{file} is a symlink and is never read")),
+        LeafError::NotRegular => (SkipReason::NotRegular, format!("{file} is not a regular file")),
+        LeafError::TooLarge => (
+            SkipReason::TooLarge,
+            format!("{file} is larger than {MAX_GUIDE_BYTES} bytes"),
+        ),
+        LeafError::Unreadable(msg) => (SkipReason::Unreadable, format!("{file}: {msg}")),
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        (
+            SkipReason::NotUtf8,
+            format!("{file} is not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
+/// Whether `id` can name a skill: valid UTF-8 without control characters.
+fn valid_id(bytes: &[u8]) -> Option<String> {
+    let s = std::str::from_utf8(bytes).ok()?;
+    if s.chars().any(char::is_control) {
+        return None;
+    }
+    Some(s.to_owned())
+}
+
+fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (SkipReason, String)> {
+    let last = components.last().map(Vec::as_slice).unwrap_or_default();
+    let id = valid_id(last).ok_or_else(|| {
+        (
+            SkipReason::BadName,
+            "a skill id must be UTF-8 without control characters".to_owned(),
+        )
+    })?;
+    let skill_md = read_guide_file(dir, "SKILL.md")?;
+    let has_yml = safe_fs::entry_kind(dir, OsStr::new("skill.yml"))
+        .map_err(|e| (SkipReason::Unreadable, e.to_string()))?
+        .is_some();
+    let (format, name, description, body) = if has_yml {
+        let yml = read_guide_file(dir, "skill.yml")?;
+        let (name, description) = legacy_metadata(&yml);
+        (
+            GuideFormat::Legacy,
+            name.unwrap_or_else(|| id.clone()),
+            description.unwrap_or_default(),
+            frontmatter::strip_bom(&skill_md).trim().to_owned(),
+        )
+    } else {
+        let split = frontmatter::split(&skill_md).map_err(|e| (SkipReason::Malformed, e.to_string()))?;
+        let doc = yaml::parse(split.frontmatter)
+            .map_err(|e| (SkipReason::Malformed, format!("frontmatter: {e}")))?;
+        if !matches!(doc.root, Value::Mapping | Value::Null) {
+            return Err((SkipReason::Malformed, "frontmatter is not a mapping".into()));
+        }
+        let field = |key: &str| -> Result<String, (SkipReason, String)> {
+            match doc.get(key) {
+                Some(Value::Str(s)) if !s.trim().is_empty() => Ok(s.clone()),
+                Some(Value::Str(_)) => Err((SkipReason::Incomplete, format!("`{key}` is empty"))),
+                Some(other) => Err((
+                    SkipReason::Incomplete,
+                    format!("`{key}` is not a string ({other:?})"),
+                )),
+                None => Err((SkipReason::Incomplete, format!("`{key}` is missing"))),
+            }
+        };
+        let name = field("name")?;
+        let description = field("description")?;
+        (GuideFormat::Portable, name, description, split.body.to_owned())
+    };
+    Ok(Guide {
+        id,
+        path: join_display(components),
+        format,
+        name,
+        description,
+        body,
+        components: components.to_vec(),
+    })
+}
+
+/// Name and description of a legacy skill.yml: strict YAML when it parses to a mapping, else the
+/// line-based parser. A value that is missing, empty or not a string counts as absent.
+fn legacy_metadata(text: &str) -> (Option<String>, Option<String>) {
+    let non_empty = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+    match yaml::parse(frontmatter::strip_bom(text)) {
+        Ok(doc) if doc.root == Value::Mapping => (
+            non_empty(doc.get("name").and_then(Value::as_str).map(str::to_owned)),
+            non_empty(doc.get("description").and_then(Value::as_str).map(str::to_owned)),
+        ),
+        _ => {
+            let pairs = legacy::parse_lines(text);
+            let get = |k: &str| pairs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+            (non_empty(get("name")), non_empty(get("description")))
+        }
+    }
+}

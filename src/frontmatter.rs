@@ -1,0 +1,91 @@
+//! Splitting a portable SKILL.md into its YAML frontmatter and Markdown body.
+//!
+//! The rules (SPEC.md, `discovery.portable` and `discovery.malformed`): one optional UTF-8 byte
+//! order mark; the first line is `---` (trailing spaces and tabs allowed, LF or CRLF); the
+//! frontmatter ends at the next line that is `---` in the same sense (`...` does not close it);
+//! the body is everything after the closing line, trimmed of surrounding white space.
+
+/// Why a SKILL.md has no usable frontmatter block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrontmatterError {
+    /// The first line is not a `---` delimiter.
+    Missing,
+    /// No closing `---` line.
+    Unterminated,
+}
+
+impl std::fmt::Display for FrontmatterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FrontmatterError::Missing => "SKILL.md does not start with a `---` frontmatter line",
+            FrontmatterError::Unterminated => "frontmatter has no closing `---` line",
+        })
+    }
+}
+
+/// A SKILL.md split at its delimiters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split<'a> {
+    pub frontmatter: &'a str,
+    pub body: &'a str,
+}
+
+fn is_delimiter(line: &str) -> bool {
+    line.trim_end_matches([' ', '\t', '\r']) == "---"
+}
+
+/// Strips one leading UTF-8 byte order mark.
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Splits `text` into frontmatter and body.
+pub fn split(text: &str) -> Result<Split<'_>, FrontmatterError> {
+    let text = strip_bom(text);
+    let (first, rest) = match text.split_once('\n') {
+        Some((first, rest)) => (first, rest),
+        None => (text, ""),
+    };
+    if !is_delimiter(first) {
+        return Err(FrontmatterError::Missing);
+    }
+    let mut offset = 0;
+    while offset <= rest.len() {
+        let line_end = rest[offset..].find('\n').map(|i| offset + i);
+        let line = &rest[offset..line_end.unwrap_or(rest.len())];
+        if is_delimiter(line) {
+            let body_start = line_end.map_or(rest.len(), |e| e + 1);
+            return Ok(Split {
+                frontmatter: &rest[..offset],
+                body: rest[body_start..].trim(),
+            });
+        }
+        match line_end {
+            Some(e) => offset = e + 1,
+            None => break,
+        }
+    }
+    Err(FrontmatterError::Unterminated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delimiters() {
+        let s = split("---\nname: a\n---\n\nBody\n").unwrap();
+        assert_eq!(s.frontmatter, "name: a\n");
+        assert_eq!(s.body, "Body");
+        let s = split("\u{feff}--- \r\nname: a\r\n---\t\r\nBody").unwrap();
+        assert_eq!(s.frontmatter, "name: a\r\n");
+        assert_eq!(s.body, "Body");
+        assert_eq!(split("---\nname: a\n---").unwrap().body, "");
+        assert_eq!(split("---\n---\n").unwrap().frontmatter, "");
+        assert_eq!(split("---\nname: a\n...\n"), Err(FrontmatterError::Unterminated));
+        assert_eq!(split("name: a\n---\n"), Err(FrontmatterError::Missing));
+        assert_eq!(split(" ---\n---\n"), Err(FrontmatterError::Missing));
+        assert_eq!(split("----\n---\n"), Err(FrontmatterError::Missing));
+        assert_eq!(split(""), Err(FrontmatterError::Missing));
+    }
+}

@@ -1,0 +1,32 @@
+//! # skillspec reference runtime
+//!
+//! The reference implementation of the skill runtime that `SPEC.md` specifies: discovery of
+//! SKILL.md skill directories under a configured root, the `skill_read_reference` and
+//! `skill_run_script` tools with their security rules, the tool pipeline with turns, and the
+//! Skill Guides prompt section. It knows nothing about the conformance runner; the runner drives
+//! it through [`runtime::Runtime`].
+//!
+//! Module map:
+//! - [`safe_fs`]: descriptor-relative, symlink-refusing, size-capped file access.
+//! - [`yaml`], [`frontmatter`], [`legacy`]: parsing of untrusted metadata.
+//! - [`discovery`]: the scan and the loaded guides.
+//! - [`skill_path`], [`read_reference`], [`run_script`]: the two tools.
+//! - [`tools`], [`runtime`], [`prompt`], [`config`]: the host around them.
+
+pub mod config;
+pub mod discovery;
+pub mod frontmatter;
+pub mod legacy;
+pub mod prompt;
+pub mod read_reference;
+pub mod run_script;
+pub mod runtime;
+pub mod safe_fs;
+pub mod skill_path;
+pub mod tools;
+pub mod yaml;
+
+pub use config::Config;
+pub use discovery::{discover, Discovery, Guide, GuideFormat, Skip, SkipReason};
+pub use runtime::Runtime;
+pub use tools::{ErrorCode, ToolError, ToolName, ToolResult};

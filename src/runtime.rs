@@ -1,0 +1,139 @@
+//! The minimal host around the skill tools: discovery at start, the tool registry and the
+//! operator's tool allowlist, dispatch, turns and the system prompt.
+//!
+//! SPEC.md `enable.*`, `tools.*`: the tools are registered only when a guide loaded; the operator
+//! allowlist can remove either; within a turn an identical call (same tool, same canonical JSON
+//! arguments) is answered with the earlier result without running again; a new turn forgets.
+//! Nothing here caches across turns.
+
+use std::os::fd::{AsFd, OwnedFd};
+
+use serde_json::Value;
+
+use crate::config::Config;
+use crate::discovery::{self, Discovery, RootError};
+use crate::prompt;
+use crate::read_reference;
+use crate::run_script;
+use crate::safe_fs;
+use crate::tools::{ErrorCode, ToolError, ToolName, ToolResult};
+
+/// One runtime instance: a configured host after start-up.
+pub struct Runtime {
+    config: Config,
+    root: Option<OwnedFd>,
+    discovery: Discovery,
+    root_error: Option<RootError>,
+    /// Calls made in the current turn: (tool, canonical arguments) and their results.
+    turn: Vec<(ToolName, String, ToolResult)>,
+}
+
+impl Runtime {
+    /// Starts a runtime: with a skills root configured, scans it.
+    pub fn start(config: Config) -> Runtime {
+        let mut rt = Runtime {
+            config,
+            root: None,
+            discovery: Discovery::default(),
+            root_error: None,
+            turn: Vec::new(),
+        };
+        rt.rescan();
+        rt
+    }
+
+    /// Scans the skills root again (a reload); the turn memory is kept.
+    pub fn rescan(&mut self) -> &Discovery {
+        self.root = None;
+        self.root_error = None;
+        self.discovery = Discovery::default();
+        if let Some(root) = &self.config.skills_root {
+            match safe_fs::open_root(root) {
+                Ok(fd) => {
+                    self.discovery = discovery::discover_in(fd.as_fd());
+                    self.root = Some(fd);
+                }
+                Err(e) => {
+                    self.root_error = Some(RootError {
+                        path: root.display().to_string(),
+                        message: e.to_string(),
+                    })
+                }
+            }
+        }
+        &self.discovery
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn discovery(&self) -> &Discovery {
+        &self.discovery
+    }
+
+    /// Why the root could not be scanned, when it could not.
+    pub fn root_error(&self) -> Option<&RootError> {
+        self.root_error.as_ref()
+    }
+
+    /// The registered tools: both when at least one guide loaded, else none.
+    pub fn registered_tools(&self) -> Vec<ToolName> {
+        if self.discovery.loaded.is_empty() {
+            Vec::new()
+        } else {
+            ToolName::ALL.to_vec()
+        }
+    }
+
+    /// The tools offered to the model: registered and allowed by the operator's tool allowlist.
+    pub fn offered_tools(&self) -> Vec<ToolName> {
+        self.registered_tools()
+            .into_iter()
+            .filter(|t| match &self.config.tool_allowlist {
+                Some(list) => list.iter().any(|n| n == t.as_str()),
+                None => true,
+            })
+            .collect()
+    }
+
+    /// The system prompt as the model sees it.
+    pub fn system_prompt(&self) -> String {
+        prompt::system_prompt(&self.discovery.loaded, &self.offered_tools())
+    }
+
+    /// The system prompt as the runtime rendered it before portable skills (no tool text).
+    pub fn baseline_prompt(&self) -> String {
+        prompt::system_prompt(&self.discovery.loaded, &[])
+    }
+
+    /// Starts a new turn: earlier calls are no longer reused.
+    pub fn new_turn(&mut self) {
+        self.turn.clear();
+    }
+
+    /// Dispatches a tool call through the pipeline: offered check, turn reuse, the tool.
+    pub fn call(&mut self, tool: &str, args: &Value) -> ToolResult {
+        let Some(name) = ToolName::parse(tool).filter(|t| self.offered_tools().contains(t)) else {
+            return Err(ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{tool}` is offered")));
+        };
+        // serde_json's map is ordered by key, so this is a canonical form of the arguments.
+        let key = args.to_string();
+        if let Some((_, _, earlier)) = self.turn.iter().find(|(t, k, _)| *t == name && *k == key) {
+            return earlier.clone();
+        }
+        let result = self.execute(name, args);
+        self.turn.push((name, key, result.clone()));
+        result
+    }
+
+    fn execute(&self, name: ToolName, args: &Value) -> ToolResult {
+        let Some(root) = &self.root else {
+            return Err(ToolError::new(ErrorCode::UnknownSkill, "no skills root is configured"));
+        };
+        match name {
+            ToolName::ReadReference => read_reference::read_reference(root, &self.discovery, args),
+            ToolName::RunScript => run_script::run_script(root, &self.discovery, &self.config, args),
+        }
+    }
+}

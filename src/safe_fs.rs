@@ -1,0 +1,273 @@
+//! Race-free filesystem access below a directory descriptor.
+//!
+//! Everything the runtime reads from a skill tree goes through this module. It never resolves a
+//! path string below the skills root: it opens one component at a time with `openat` and
+//! `O_NOFOLLOW`, opens leaf files with `O_NONBLOCK` (a FIFO can never block the runtime), checks
+//! the type and size with `fstat` on the very descriptor it then reads, and enforces size caps
+//! while reading (a file that grows during the read is still too large).
+
+use std::ffi::OsStr;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags, CWD};
+use rustix::io::Errno;
+
+/// What kind of directory entry a name refers to, as seen without following symlinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    Directory,
+    Regular,
+    Symlink,
+    /// FIFOs, sockets, devices.
+    Special,
+}
+
+/// Why a leaf file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeafError {
+    /// No entry of that name.
+    NotFound,
+    /// The entry is a symbolic link (never followed).
+    Symlink,
+    /// The entry exists but is not a regular file (directory, FIFO, socket, device).
+    NotRegular,
+    /// The file holds more bytes than the cap allows.
+    TooLarge,
+    /// The entry exists but could not be opened or read (permissions, I/O error).
+    Unreadable(String),
+}
+
+/// Opens the operator-configured root directory. The root path itself may be a symlink: it is the
+/// operator's own choice, so it is resolved once here; nothing below it is ever followed.
+pub fn open_root(path: &Path) -> io::Result<OwnedFd> {
+    let fd = rfs::open(
+        path,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    Ok(fd)
+}
+
+/// Why a directory component could not be entered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirError {
+    NotFound,
+    Symlink,
+    NotDirectory,
+    Unreadable(String),
+}
+
+/// Opens the directory `name` inside `dir` without following a symlink.
+pub fn open_subdir(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, DirError> {
+    match rfs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        Ok(fd) => Ok(fd),
+        Err(Errno::NOENT) => Err(DirError::NotFound),
+        Err(e @ (Errno::LOOP | Errno::NOTDIR)) => Err(match entry_kind(dir, name) {
+            Ok(Some(EntryKind::Symlink)) => DirError::Symlink,
+            Ok(None) => DirError::NotFound,
+            Ok(Some(_)) => DirError::NotDirectory,
+            Err(_) => DirError::Unreadable(e.to_string()),
+        }),
+        Err(e) => Err(DirError::Unreadable(e.to_string())),
+    }
+}
+
+/// Opens a chain of directories below `dir`, one component at a time, never following a symlink.
+pub fn open_dir_chain<C: AsRef<[u8]>>(dir: BorrowedFd<'_>, components: &[C]) -> Result<OwnedFd, DirError> {
+    let mut current = rustix::io::fcntl_dupfd_cloexec(dir, 0).map_err(|e| DirError::Unreadable(e.to_string()))?;
+    for c in components {
+        current = open_subdir(current.as_fd(), OsStr::from_bytes(c.as_ref()))?;
+    }
+    Ok(current)
+}
+
+/// The kind of the entry `name` in `dir`, without following symlinks; `None` when absent.
+pub fn entry_kind(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<Option<EntryKind>> {
+    match rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => Ok(Some(kind_of(FileType::from_raw_mode(st.st_mode)))),
+        Err(Errno::NOENT) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn kind_of(ft: FileType) -> EntryKind {
+    match ft {
+        FileType::Directory => EntryKind::Directory,
+        FileType::RegularFile => EntryKind::Regular,
+        FileType::Symlink => EntryKind::Symlink,
+        _ => EntryKind::Special,
+    }
+}
+
+/// Lists the entries of a directory (without `.` and `..`), sorted by the bytes of their names.
+pub fn list_dir(dir: BorrowedFd<'_>) -> io::Result<Vec<(Vec<u8>, EntryKind)>> {
+    let mut reader = rfs::Dir::read_from(dir)?;
+    let mut out = Vec::new();
+    while let Some(entry) = reader.read() {
+        let entry = entry?;
+        let name = entry.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        let name = name.to_vec();
+        let kind = match entry.file_type() {
+            FileType::Unknown => match entry_kind(dir, OsStr::from_bytes(&name))? {
+                Some(k) => k,
+                None => continue,
+            },
+            ft => kind_of(ft),
+        };
+        out.push((name, kind));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// Opens the regular file `name` in `dir` for reading: no symlink, non-blocking (FIFOs and
+/// devices return at once), and checked with `fstat` on the opened descriptor.
+pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafError> {
+    let fd = match rfs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Err(LeafError::NotFound),
+        Err(Errno::LOOP) => return Err(LeafError::Symlink),
+        // A socket cannot be opened at all; it is still "not a regular file".
+        Err(Errno::NXIO) | Err(Errno::OPNOTSUPP) => return Err(LeafError::NotRegular),
+        Err(e) => {
+            // O_NOFOLLOW reports ELOOP for symlinks, but some kernels say EMLINK; classify by lstat.
+            return Err(
+                match entry_kind(dir, name).ok().flatten() {
+                    Some(EntryKind::Symlink) => LeafError::Symlink,
+                    Some(EntryKind::Special) | Some(EntryKind::Directory) => LeafError::NotRegular,
+                    _ => LeafError::Unreadable(e.to_string()),
+                },
+            );
+        }
+    };
+    let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(LeafError::NotRegular);
+    }
+    // The descriptor was opened non-blocking only so that the open itself cannot hang; regular
+    // files never block, so the flag is harmless for the reads that follow.
+    Ok(fd)
+}
+
+/// Reads at most `cap` bytes from `fd`. A file with more than `cap` bytes (by `fstat` before the
+/// read, or by the bytes actually read) is `TooLarge`; the file is never read past `cap + 1`.
+pub fn read_capped(fd: impl AsFd, cap: u64) -> Result<Vec<u8>, LeafError> {
+    let fd = fd.as_fd();
+    let st = rfs::fstat(fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
+    let declared = u64::try_from(st.st_size).unwrap_or(0);
+    if declared > cap {
+        return Err(LeafError::TooLarge);
+    }
+    let limit = cap.saturating_add(1);
+    let mut buf: Vec<u8> = Vec::with_capacity(usize::try_from(declared.min(cap)).unwrap_or(0));
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        let room = limit - buf.len() as u64;
+        if room == 0 {
+            return Err(LeafError::TooLarge);
+        }
+        let want = usize::try_from(room.min(chunk.len() as u64)).unwrap_or(chunk.len());
+        match rustix::io::read(fd, &mut chunk[..want]) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(Errno::INTR) => continue,
+            Err(e) => return Err(LeafError::Unreadable(e.to_string())),
+        }
+    }
+    if buf.len() as u64 > cap {
+        return Err(LeafError::TooLarge);
+    }
+    Ok(buf)
+}
+
+/// Opens and reads the regular file `name` in `dir` with a cap, in one go.
+pub fn read_regular(dir: BorrowedFd<'_>, name: &OsStr, cap: u64) -> Result<Vec<u8>, LeafError> {
+    let fd = open_regular(dir, name)?;
+    read_capped(&fd, cap)
+}
+
+/// Opens `path` relative to the current directory as a root; convenience for tests and tools.
+pub fn open_dir_at_cwd(path: &Path) -> io::Result<OwnedFd> {
+    Ok(rfs::openat(
+        CWD,
+        path,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn cap_is_inclusive_and_checked_while_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let exact = dir.path().join("exact");
+        std::fs::write(&exact, vec![b'a'; 10]).unwrap();
+        let over = dir.path().join("over");
+        std::fs::write(&over, vec![b'a'; 11]).unwrap();
+        let root = open_root(dir.path()).unwrap();
+        assert_eq!(
+            read_regular(root.as_fd(), OsStr::new("exact"), 10).unwrap().len(),
+            10
+        );
+        assert_eq!(
+            read_regular(root.as_fd(), OsStr::new("over"), 10),
+            Err(LeafError::TooLarge)
+        );
+    }
+
+    #[test]
+    fn fifo_and_symlink_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        rustix::fs::mknodat(
+            CWD,
+            dir.path().join("fifo"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("fifo", dir.path().join("link")).unwrap();
+        let root = open_root(dir.path()).unwrap();
+        assert_eq!(
+            open_regular(root.as_fd(), OsStr::new("fifo")).err(),
+            Some(LeafError::NotRegular)
+        );
+        assert_eq!(
+            open_regular(root.as_fd(), OsStr::new("link")).err(),
+            Some(LeafError::Symlink)
+        );
+    }
+
+    #[test]
+    fn growth_during_read_is_caught() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("grow");
+        std::fs::write(&path, b"abc").unwrap();
+        let root = open_root(dir.path()).unwrap();
+        let fd = open_regular(root.as_fd(), OsStr::new("grow")).unwrap();
+        // Grow after open and fstat-by-open, before the read.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(&[b'x'; 20]).unwrap();
+        assert_eq!(read_capped(&fd, 10), Err(LeafError::TooLarge));
+    }
+}

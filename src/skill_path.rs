@@ -1,0 +1,124 @@
+//! Validation of the path text a model passes to the skill tools, before any filesystem access.
+//!
+//! SPEC.md `read.path.*`, `read.scope`, `read.extension` and `run.path`: a path is relative,
+//! `/`-separated, without empty, `.` or `..` segments, without `\`, `:` or control characters; a
+//! reference path is `SKILL.md` or lies under `references/` and ends in an allowed extension; a
+//! script path lies under `scripts/` and ends in `.py`. Extensions are case-sensitive.
+
+/// Which tool the path is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathScope {
+    /// `SKILL.md` or `references/**` with a text extension.
+    Reference,
+    /// `scripts/**/*.py`.
+    Script,
+}
+
+/// Extensions `skill_read_reference` accepts.
+pub const REFERENCE_EXTENSIONS: [&str; 5] = [".md", ".txt", ".json", ".yaml", ".yml"];
+
+/// Why a path text is rejected; every variant maps to `invalid_path`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathRule {
+    Empty,
+    Absolute,
+    Backslash,
+    Colon,
+    Control,
+    BadSegment,
+    OutOfScope,
+    Extension,
+}
+
+impl PathRule {
+    pub fn explain(self) -> &'static str {
+        match self {
+            PathRule::Empty => "the path is empty",
+            PathRule::Absolute => "the path must be relative",
+            PathRule::Backslash => "backslashes are not allowed",
+            PathRule::Colon => "`:` is not allowed",
+            PathRule::Control => "control characters are not allowed",
+            PathRule::BadSegment => "empty, `.` and `..` segments are not allowed",
+            PathRule::OutOfScope => "the path is outside the files this tool may open",
+            PathRule::Extension => "the file extension is not allowed",
+        }
+    }
+}
+
+/// Checks `path` and returns its segments.
+pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
+    if path.is_empty() {
+        return Err(PathRule::Empty);
+    }
+    if path.starts_with('/') {
+        return Err(PathRule::Absolute);
+    }
+    if path.contains('\\') {
+        return Err(PathRule::Backslash);
+    }
+    if path.contains(':') {
+        return Err(PathRule::Colon);
+    }
+    if path.chars().any(char::is_control) {
+        return Err(PathRule::Control);
+    }
+    let segments: Vec<&str> = path.split('/').collect();
+    if segments.iter().any(|s| s.is_empty() || *s == "." || *s == "..") {
+        return Err(PathRule::BadSegment);
+    }
+    let last = segments.last().copied().unwrap_or_default();
+    match scope {
+        PathScope::Reference => {
+            let in_scope = segments == ["SKILL.md"] || (segments.len() >= 2 && segments[0] == "references");
+            if !in_scope {
+                return Err(PathRule::OutOfScope);
+            }
+            if !REFERENCE_EXTENSIONS.iter().any(|ext| last.len() > ext.len() && last.ends_with(ext)) {
+                return Err(PathRule::Extension);
+            }
+        }
+        PathScope::Script => {
+            if !(segments.len() >= 2 && segments[0] == "scripts") {
+                return Err(PathRule::OutOfScope);
+            }
+            if !(last.len() > 3 && last.ends_with(".py")) {
+                return Err(PathRule::Extension);
+            }
+        }
+    }
+    Ok(segments)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use PathScope::*;
+
+    #[test]
+    fn rules() {
+        assert!(validate("SKILL.md", Reference).is_ok());
+        assert!(validate("references/a/b.json", Reference).is_ok());
+        assert!(validate("references/100%.md", Reference).is_ok());
+        assert!(validate("references/café.md", Reference).is_ok());
+        assert_eq!(validate("references/SKILL.md", Reference).map(|s| s.len()), Ok(2));
+        assert_eq!(validate("", Reference), Err(PathRule::Empty));
+        assert_eq!(validate("/etc/x.md", Reference), Err(PathRule::Absolute));
+        assert_eq!(validate("references\\x.md", Reference), Err(PathRule::Backslash));
+        assert_eq!(validate("http://x/a.md", Reference), Err(PathRule::Colon));
+        assert_eq!(validate("references/a\u{0}.md", Reference), Err(PathRule::Control));
+        assert_eq!(validate("references/a\u{85}.md", Reference), Err(PathRule::Control));
+        assert_eq!(validate("references/../SKILL.md", Reference), Err(PathRule::BadSegment));
+        assert_eq!(validate("references//a.md", Reference), Err(PathRule::BadSegment));
+        assert_eq!(validate("references/a.md/", Reference), Err(PathRule::BadSegment));
+        assert_eq!(validate("./SKILL.md", Reference), Err(PathRule::BadSegment));
+        assert_eq!(validate("skill.yml", Reference), Err(PathRule::OutOfScope));
+        assert_eq!(validate("references", Reference), Err(PathRule::OutOfScope));
+        assert_eq!(validate("scripts/a.md", Reference), Err(PathRule::OutOfScope));
+        assert_eq!(validate("references/a.MD", Reference), Err(PathRule::Extension));
+        assert_eq!(validate("references/.md", Reference), Err(PathRule::Extension));
+        assert!(validate("scripts/a.py", Script).is_ok());
+        assert!(validate("scripts/x/y/a.py", Script).is_ok());
+        assert_eq!(validate("scripts/a.sh", Script), Err(PathRule::Extension));
+        assert_eq!(validate("references/a.py", Script), Err(PathRule::OutOfScope));
+    }
+}
