@@ -10,13 +10,16 @@
 //! - [`safe_fs`]: descriptor-relative, symlink-refusing, size-capped file access.
 //! - [`yaml`], [`frontmatter`], [`legacy`]: parsing of untrusted metadata.
 //! - [`discovery`]: the scan and the loaded guides.
-//! - [`skill_path`], [`read_reference`], [`run_script`]: the two tools.
+//! - [`skill_path`], [`read_reference`], [`run_script`]: the two tools; [`policy`], [`trading`]
+//!   and [`process`]: approval, the trading guard and helper lifecycle.
 //! - [`tools`], [`runtime`], [`prompt`], [`config`]: the host around them.
 
 pub mod config;
 pub mod discovery;
 pub mod frontmatter;
 pub mod legacy;
+pub mod policy;
+pub mod process;
 pub mod prompt;
 pub mod read_reference;
 pub mod run_script;
@@ -24,6 +27,7 @@ pub mod runtime;
 pub mod safe_fs;
 pub mod skill_path;
 pub mod tools;
+pub mod trading;
 pub mod yaml;
 
 pub use config::Config;

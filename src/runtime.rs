@@ -22,6 +22,8 @@ use crate::tools::{ErrorCode, ToolError, ToolName, ToolResult};
 pub struct Runtime {
     config: Config,
     root: Option<OwnedFd>,
+    /// The real path of the root, resolved when it was opened (helpers get real paths).
+    root_path: std::path::PathBuf,
     discovery: Discovery,
     root_error: Option<RootError>,
     /// Calls made in the current turn: (tool, canonical arguments) and their results.
@@ -34,6 +36,7 @@ impl Runtime {
         let mut rt = Runtime {
             config,
             root: None,
+            root_path: std::path::PathBuf::new(),
             discovery: Discovery::default(),
             root_error: None,
             turn: Vec::new(),
@@ -50,6 +53,7 @@ impl Runtime {
         if let Some(root) = &self.config.skills_root {
             match safe_fs::open_root(root) {
                 Ok(fd) => {
+                    self.root_path = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
                     self.discovery = discovery::discover_in(fd.as_fd());
                     self.root = Some(fd);
                 }
@@ -117,8 +121,7 @@ impl Runtime {
         let Some(name) = ToolName::parse(tool).filter(|t| self.offered_tools().contains(t)) else {
             return Err(ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{tool}` is offered")));
         };
-        // serde_json's map is ordered by key, so this is a canonical form of the arguments.
-        let key = args.to_string();
+        let key = canonical_json(args);
         if let Some((_, _, earlier)) = self.turn.iter().find(|(t, k, _)| *t == name && *k == key) {
             return earlier.clone();
         }
@@ -133,7 +136,38 @@ impl Runtime {
         };
         match name {
             ToolName::ReadReference => read_reference::read_reference(root, &self.discovery, args),
-            ToolName::RunScript => run_script::run_script(root, &self.discovery, &self.config, args),
+            ToolName::RunScript => run_script::run_script(root, &self.root_path, &self.discovery, &self.config, args),
         }
+    }
+}
+
+/// The canonical text of a JSON value: object keys sorted (recursively), no white space. Two
+/// calls are identical when their tool names and canonical arguments are equal.
+pub fn canonical_json(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let parts: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::from(k.as_str()), canonical_json(&map[k])))
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(canonical_json).collect::<Vec<_>>().join(",")),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical_json;
+
+    #[test]
+    fn canonical_form_ignores_key_order() {
+        let a: serde_json::Value = serde_json::from_str(r#"{"skill":"a","path":"x","n":{"b":1,"a":[2,{"d":1,"c":2}]}}"#).unwrap();
+        let b: serde_json::Value = serde_json::from_str(r#"{"n":{"a":[2,{"c":2,"d":1}],"b":1},"path":"x","skill":"a"}"#).unwrap();
+        assert_eq!(canonical_json(&a), canonical_json(&b));
+        assert_eq!(canonical_json(&a), r#"{"n":{"a":[2,{"c":2,"d":1}],"b":1},"path":"x","skill":"a"}"#);
     }
 }

@@ -204,6 +204,7 @@ fn run_steps(case: &Case, imp: &mut dyn Implementation, opts: &RunOptions, seq: 
         .map_err(|e| StepError::Fixture(format!("cannot resolve the temporary directory: {e}")))?;
     let result = drive(case, imp, opts, seq, &root);
     fixture::make_removable(&root);
+    fixture::remove_deep_chains(&root, &case.tree);
     drop(tmp);
     result
 }

@@ -400,6 +400,30 @@ pub fn make_removable(root: &Path) {
     visit(root, 0);
 }
 
+/// Removes the directory chains of `deep` entries bottom-up while holding one descriptor at a
+/// time, so that cleanup needs neither long paths nor thousands of open files.
+pub fn remove_deep_chains(root: &Path, tree: &Tree) {
+    use rustix::fs::{openat, unlinkat, AtFlags, Mode, OFlags};
+    let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    for e in &tree.entries {
+        let EntryKind::Deep { name, .. } = &e.kind else { continue };
+        let Ok(mut dir) = rustix::fs::open(root.join(os(&e.path)), flags, Mode::empty()) else { continue };
+        let mut depth = 0usize;
+        while let Ok(next) = openat(dir.as_fd(), name.as_str(), flags, Mode::empty()) {
+            dir = next;
+            depth += 1;
+        }
+        while depth > 0 {
+            let Ok(parent) = openat(dir.as_fd(), "..", flags, Mode::empty()) else { break };
+            if unlinkat(parent.as_fd(), name.as_str(), AtFlags::REMOVEDIR).is_err() {
+                break;
+            }
+            dir = parent;
+            depth -= 1;
+        }
+    }
+}
+
 /// The path of a tree entry below `root`.
 pub fn path_in(root: &Path, rel: &[u8]) -> PathBuf {
     root.join(os(rel))

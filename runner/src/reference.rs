@@ -12,7 +12,7 @@ use crate::protocol::{
 };
 
 /// The features the reference implements.
-pub const REFERENCE_FEATURES: [Feature; 2] = [Feature::TurnReuse, Feature::SkipReport];
+pub const REFERENCE_FEATURES: [Feature; 4] = [Feature::TradingGuard, Feature::ReplayGuard, Feature::TurnReuse, Feature::SkipReport];
 
 /// The reference runtime, one fresh [`Runtime`] per case.
 pub struct Reference {

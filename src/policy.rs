@@ -1,0 +1,94 @@
+//! The operator's script allowlist (`SPORTSCLAW_SKILL_SCRIPT_ALLOWLIST`).
+//!
+//! SPEC.md `policy.*`: a JSON array of objects with exactly the string keys `skill`, `script` and
+//! `sha256` (64 lowercase hex digits). Anything else — bad JSON, not an array, a missing, extra,
+//! repeated or non-string key, a bad hash, a duplicate skill + script — makes the whole policy
+//! invalid, and an invalid or unset policy approves nothing.
+
+use serde::Deserialize;
+
+/// One approval: this exact helper of this skill, with these bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Approval {
+    pub skill: String,
+    pub script: String,
+    pub sha256: String,
+}
+
+/// A parsed policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Policy {
+    /// No allowlist configured.
+    Unset,
+    /// The allowlist could not be accepted; the reason is for operators only.
+    Invalid(String),
+    Valid(Vec<Approval>),
+}
+
+impl Policy {
+    /// Parses the raw allowlist text.
+    pub fn parse(raw: Option<&str>) -> Policy {
+        let Some(text) = raw else { return Policy::Unset };
+        let entries: Vec<Approval> = match serde_json::from_str(text) {
+            Ok(e) => e,
+            Err(e) => return Policy::Invalid(format!("not a JSON array of {{skill, script, sha256}} objects: {e}")),
+        };
+        for (i, e) in entries.iter().enumerate() {
+            if e.sha256.len() != 64 || !e.sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+                return Policy::Invalid(format!("entry {i}: sha256 must be 64 lowercase hex digits"));
+            }
+            if entries[..i].iter().any(|o| o.skill == e.skill && o.script == e.script) {
+                return Policy::Invalid(format!("entry {i}: {} {} is listed twice", e.skill, e.script));
+            }
+        }
+        Policy::Valid(entries)
+    }
+
+    /// Whether this exact skill + script + hash is approved.
+    pub fn approves(&self, skill: &str, script: &str, sha256: &str) -> bool {
+        match self {
+            Policy::Valid(entries) => entries.iter().any(|e| e.skill == skill && e.script == script && e.sha256 == sha256),
+            _ => false,
+        }
+    }
+
+    /// The approved scripts of `skill`, sorted (empty unless the policy is valid).
+    pub fn approved_scripts(&self, skill: &str) -> Vec<String> {
+        let mut out: Vec<String> = match self {
+            Policy::Valid(entries) => entries.iter().filter(|e| e.skill == skill).map(|e| e.script.clone()).collect(),
+            _ => Vec::new(),
+        };
+        out.sort();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: &str = "ab0000000000000000000000000000000000000000000000000000000000000c";
+
+    #[test]
+    fn parsing() {
+        assert_eq!(Policy::parse(None), Policy::Unset);
+        let ok = format!(r#"[{{"skill":"a","script":"scripts/x.py","sha256":"{H}"}}]"#);
+        assert!(Policy::parse(Some(&ok)).approves("a", "scripts/x.py", H));
+        assert!(matches!(Policy::parse(Some("[]")), Policy::Valid(v) if v.is_empty()));
+        for bad in [
+            "".to_owned(),
+            "{}".to_owned(),
+            "not json".to_owned(),
+            format!(r#"[{{"skill":"a","script":"s","sha256":"{}"}}]"#, H.to_uppercase()),
+            format!(r#"[{{"skill":"a","script":"s","sha256":"{H}","x":1}}]"#),
+            format!(r#"[{{"skill":"a","script":"s"}}]"#),
+            format!(r#"[{{"skill":"a","skill":"a","script":"s","sha256":"{H}"}}]"#),
+            format!(r#"[{{"skill":1,"script":"s","sha256":"{H}"}}]"#),
+            format!(r#"[{{"skill":"a","script":"s","sha256":"{H}"}},{{"skill":"a","script":"s","sha256":"{H}"}}]"#),
+            format!(r#"[{{"skill":"a","script":"s","sha256":"{}"}}]"#, &H[1..]),
+        ] {
+            assert!(matches!(Policy::parse(Some(&bad)), Policy::Invalid(_)), "{bad}");
+        }
+    }
+}
