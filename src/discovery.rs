@@ -258,11 +258,13 @@ fn walk(
                         }),
                     },
                     // Replaced by a symlink (or removed) since it was listed.
-                    Err(DirError::Symlink | DirError::NotFound | DirError::NotDirectory) => skipped.push(Skip {
-                        path: here,
-                        reason: SkipReason::Symlink,
-                        detail: "no longer a directory when opened without following links".into(),
-                    }),
+                    Err(DirError::Symlink | DirError::NotFound | DirError::NotDirectory) => skipped
+                        .push(Skip {
+                            path: here,
+                            reason: SkipReason::Symlink,
+                            detail: "no longer a directory when opened without following links"
+                                .into(),
+                        }),
                     Err(DirError::Unreadable(e)) => skipped.push(Skip {
                         path: here,
                         reason: SkipReason::Unreadable,
@@ -278,20 +280,33 @@ fn walk(
 
 /// Reads one of the two guide files of a skill directory.
 fn read_guide_file(dir: BorrowedFd<'_>, file: &str) -> Result<String, (SkipReason, String)> {
-    let bytes = safe_fs::read_regular(dir, OsStr::new(file), MAX_GUIDE_BYTES).map_err(|e| match e {
-        LeafError::NotFound => (SkipReason::Unreadable, format!("{file} vanished during the scan")),
-        LeafError::Symlink => (SkipReason::Symlink, format!("{file} is a symlink and is never read")),
-        LeafError::NotRegular => (SkipReason::NotRegular, format!("{file} is not a regular file")),
-        LeafError::TooLarge => (
-            SkipReason::TooLarge,
-            format!("{file} is larger than {MAX_GUIDE_BYTES} bytes"),
-        ),
-        LeafError::Unreadable(msg) => (SkipReason::Unreadable, format!("{file}: {msg}")),
-    })?;
+    let bytes =
+        safe_fs::read_regular(dir, OsStr::new(file), MAX_GUIDE_BYTES).map_err(|e| match e {
+            LeafError::NotFound => (
+                SkipReason::Unreadable,
+                format!("{file} vanished during the scan"),
+            ),
+            LeafError::Symlink => (
+                SkipReason::Symlink,
+                format!("{file} is a symlink and is never read"),
+            ),
+            LeafError::NotRegular => (
+                SkipReason::NotRegular,
+                format!("{file} is not a regular file"),
+            ),
+            LeafError::TooLarge => (
+                SkipReason::TooLarge,
+                format!("{file} is larger than {MAX_GUIDE_BYTES} bytes"),
+            ),
+            LeafError::Unreadable(msg) => (SkipReason::Unreadable, format!("{file}: {msg}")),
+        })?;
     String::from_utf8(bytes).map_err(|e| {
         (
             SkipReason::NotUtf8,
-            format!("{file} is not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+            format!(
+                "{file} is not valid UTF-8 (byte {})",
+                e.utf8_error().valid_up_to()
+            ),
         )
     })
 }
@@ -327,7 +342,8 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
             frontmatter::strip_bom(&skill_md).trim().to_owned(),
         )
     } else {
-        let split = frontmatter::split(&skill_md).map_err(|e| (SkipReason::Malformed, e.to_string()))?;
+        let split =
+            frontmatter::split(&skill_md).map_err(|e| (SkipReason::Malformed, e.to_string()))?;
         let doc = yaml::parse(split.frontmatter)
             .map_err(|e| (SkipReason::Malformed, format!("frontmatter: {e}")))?;
         if !matches!(doc.root, Value::Mapping | Value::Null) {
@@ -346,7 +362,12 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
         };
         let name = field("name")?;
         let description = field("description")?;
-        (GuideFormat::Portable, name, description, split.body.to_owned())
+        (
+            GuideFormat::Portable,
+            name,
+            description,
+            split.body.to_owned(),
+        )
     };
     Ok(Guide {
         id,
@@ -362,15 +383,25 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
 /// Name and description of a legacy skill.yml: strict YAML when it parses to a mapping, else the
 /// line-based parser. A value that is missing, empty or not a string counts as absent.
 fn legacy_metadata(text: &str) -> (Option<String>, Option<String>) {
+    let text = frontmatter::strip_bom(text);
     let non_empty = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
-    match yaml::parse(frontmatter::strip_bom(text)) {
+    match yaml::parse(text) {
         Ok(doc) if doc.root == Value::Mapping => (
             non_empty(doc.get("name").and_then(Value::as_str).map(str::to_owned)),
-            non_empty(doc.get("description").and_then(Value::as_str).map(str::to_owned)),
+            non_empty(
+                doc.get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            ),
         ),
         _ => {
             let pairs = legacy::parse_lines(text);
-            let get = |k: &str| pairs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+            let get = |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| key == k)
+                    .map(|(_, v)| v.clone())
+            };
             (non_empty(get("name")), non_empty(get("description")))
         }
     }

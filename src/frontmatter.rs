@@ -82,7 +82,10 @@ mod tests {
         assert_eq!(s.body, "Body");
         assert_eq!(split("---\nname: a\n---").unwrap().body, "");
         assert_eq!(split("---\n---\n").unwrap().frontmatter, "");
-        assert_eq!(split("---\nname: a\n...\n"), Err(FrontmatterError::Unterminated));
+        assert_eq!(
+            split("---\nname: a\n...\n"),
+            Err(FrontmatterError::Unterminated)
+        );
         assert_eq!(split("name: a\n---\n"), Err(FrontmatterError::Missing));
         assert_eq!(split(" ---\n---\n"), Err(FrontmatterError::Missing));
         assert_eq!(split("----\n---\n"), Err(FrontmatterError::Missing));

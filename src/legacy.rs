@@ -16,7 +16,9 @@ pub fn parse_lines(text: &str) -> Vec<(String, String)> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let Some(colon) = line.find(':') else { continue };
+        let Some(colon) = line.find(':') else {
+            continue;
+        };
         if colon == 0 {
             continue;
         }
@@ -44,17 +46,32 @@ mod tests {
     use super::*;
 
     fn get(text: &str, key: &str) -> Option<String> {
-        parse_lines(text).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        parse_lines(text)
+            .into_iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
     }
 
     #[test]
     fn line_rules() {
-        assert_eq!(get("description: Use when: x", "description").as_deref(), Some("Use when: x"));
+        assert_eq!(
+            get("description: Use when: x", "description").as_deref(),
+            Some("Use when: x")
+        );
         assert_eq!(get("name:foo", "name").as_deref(), Some("foo"));
-        assert_eq!(get("  name: \"quoted\"  \r", "name").as_deref(), Some("quoted"));
+        assert_eq!(
+            get("  name: \"quoted\"  \r", "name").as_deref(),
+            Some("quoted")
+        );
         assert_eq!(get("name: 'single'", "name").as_deref(), Some("single"));
-        assert_eq!(get("name: \"mismatch'", "name").as_deref(), Some("\"mismatch'"));
-        assert_eq!(get("name: a # not a comment", "name").as_deref(), Some("a # not a comment"));
+        assert_eq!(
+            get("name: \"mismatch'", "name").as_deref(),
+            Some("\"mismatch'")
+        );
+        assert_eq!(
+            get("name: a # not a comment", "name").as_deref(),
+            Some("a # not a comment")
+        );
         assert_eq!(get("# name: hidden", "name"), None);
         assert_eq!(get(": nokey", ""), None);
         assert_eq!(get("name: a\nname: b", "name").as_deref(), Some("b"));

@@ -29,17 +29,36 @@ pub enum Policy {
 impl Policy {
     /// Parses the raw allowlist text.
     pub fn parse(raw: Option<&str>) -> Policy {
-        let Some(text) = raw else { return Policy::Unset };
+        let Some(text) = raw else {
+            return Policy::Unset;
+        };
         let entries: Vec<Approval> = match serde_json::from_str(text) {
             Ok(e) => e,
-            Err(e) => return Policy::Invalid(format!("not a JSON array of {{skill, script, sha256}} objects: {e}")),
+            Err(e) => {
+                return Policy::Invalid(format!(
+                    "not a JSON array of {{skill, script, sha256}} objects: {e}"
+                ))
+            }
         };
         for (i, e) in entries.iter().enumerate() {
-            if e.sha256.len() != 64 || !e.sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
-                return Policy::Invalid(format!("entry {i}: sha256 must be 64 lowercase hex digits"));
+            if e.sha256.len() != 64
+                || !e
+                    .sha256
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            {
+                return Policy::Invalid(format!(
+                    "entry {i}: sha256 must be 64 lowercase hex digits"
+                ));
             }
-            if entries[..i].iter().any(|o| o.skill == e.skill && o.script == e.script) {
-                return Policy::Invalid(format!("entry {i}: {} {} is listed twice", e.skill, e.script));
+            if entries[..i]
+                .iter()
+                .any(|o| o.skill == e.skill && o.script == e.script)
+            {
+                return Policy::Invalid(format!(
+                    "entry {i}: {} {} is listed twice",
+                    e.skill, e.script
+                ));
             }
         }
         Policy::Valid(entries)
@@ -48,7 +67,9 @@ impl Policy {
     /// Whether this exact skill + script + hash is approved.
     pub fn approves(&self, skill: &str, script: &str, sha256: &str) -> bool {
         match self {
-            Policy::Valid(entries) => entries.iter().any(|e| e.skill == skill && e.script == script && e.sha256 == sha256),
+            Policy::Valid(entries) => entries
+                .iter()
+                .any(|e| e.skill == skill && e.script == script && e.sha256 == sha256),
             _ => false,
         }
     }
@@ -56,7 +77,11 @@ impl Policy {
     /// The approved scripts of `skill`, sorted (empty unless the policy is valid).
     pub fn approved_scripts(&self, skill: &str) -> Vec<String> {
         let mut out: Vec<String> = match self {
-            Policy::Valid(entries) => entries.iter().filter(|e| e.skill == skill).map(|e| e.script.clone()).collect(),
+            Policy::Valid(entries) => entries
+                .iter()
+                .filter(|e| e.skill == skill)
+                .map(|e| e.script.clone())
+                .collect(),
             _ => Vec::new(),
         };
         out.sort();
@@ -80,15 +105,23 @@ mod tests {
             "".to_owned(),
             "{}".to_owned(),
             "not json".to_owned(),
-            format!(r#"[{{"skill":"a","script":"s","sha256":"{}"}}]"#, H.to_uppercase()),
+            format!(
+                r#"[{{"skill":"a","script":"s","sha256":"{}"}}]"#,
+                H.to_uppercase()
+            ),
             format!(r#"[{{"skill":"a","script":"s","sha256":"{H}","x":1}}]"#),
-            format!(r#"[{{"skill":"a","script":"s"}}]"#),
+            r#"[{"skill":"a","script":"s"}]"#.to_owned(),
             format!(r#"[{{"skill":"a","skill":"a","script":"s","sha256":"{H}"}}]"#),
             format!(r#"[{{"skill":1,"script":"s","sha256":"{H}"}}]"#),
-            format!(r#"[{{"skill":"a","script":"s","sha256":"{H}"}},{{"skill":"a","script":"s","sha256":"{H}"}}]"#),
+            format!(
+                r#"[{{"skill":"a","script":"s","sha256":"{H}"}},{{"skill":"a","script":"s","sha256":"{H}"}}]"#
+            ),
             format!(r#"[{{"skill":"a","script":"s","sha256":"{}"}}]"#, &H[1..]),
         ] {
-            assert!(matches!(Policy::parse(Some(&bad)), Policy::Invalid(_)), "{bad}");
+            assert!(
+                matches!(Policy::parse(Some(&bad)), Policy::Invalid(_)),
+                "{bad}"
+            );
         }
     }
 }

@@ -28,7 +28,10 @@ const EXIT_POLL: Duration = Duration::from_millis(5);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
     /// The helper exited by itself: its exit code, or the signal that killed it.
-    Exited { code: Option<i32>, signal: Option<i32> },
+    Exited {
+        code: Option<i32>,
+        signal: Option<i32>,
+    },
     /// The time limit passed; the group was killed.
     TimedOut,
     /// stdout and stderr together passed the cap; the group was killed.
@@ -48,7 +51,12 @@ pub struct Finished {
 pub struct SpawnError(pub std::io::Error);
 
 /// Starts `command` in its own process group, feeds `input` on stdin, and supervises it.
-pub fn run_limited(mut command: Command, input: Vec<u8>, timeout: Duration, cap: usize) -> Result<Finished, SpawnError> {
+pub fn run_limited(
+    mut command: Command,
+    input: Vec<u8>,
+    timeout: Duration,
+    cap: usize,
+) -> Result<Finished, SpawnError> {
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -68,7 +76,8 @@ pub fn run_limited(mut command: Command, input: Vec<u8>, timeout: Duration, cap:
 
     let stdout: Option<OwnedFd> = child.stdout.take().map(OwnedFd::from);
     let stderr: Option<OwnedFd> = child.stderr.take().map(OwnedFd::from);
-    let pidfd = pgid.and_then(|p| rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()).ok());
+    let pidfd = pgid
+        .and_then(|p| rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()).ok());
 
     let mut out = Vec::new();
     let mut err = Vec::new();
@@ -89,9 +98,16 @@ pub fn run_limited(mut command: Command, input: Vec<u8>, timeout: Duration, cap:
             };
         }
         if exited {
-            break Ending::Exited { code: None, signal: None };
+            break Ending::Exited {
+                code: None,
+                signal: None,
+            };
         }
-        let wait = if pidfd.is_some() { deadline - now } else { (deadline - now).min(EXIT_POLL) };
+        let wait = if pidfd.is_some() {
+            deadline - now
+        } else {
+            (deadline - now).min(EXIT_POLL)
+        };
         let (o, e) = (&mut out, &mut err);
         match pump(&mut pipes, pidfd.as_ref(), wait, [o, e], cap) {
             PumpResult::ChildExited => exited = true,
@@ -138,11 +154,15 @@ fn reap(child: &mut Child) -> Option<std::process::ExitStatus> {
 
 /// Whether the child has exited, without reaping it.
 fn has_exited(pid: u32) -> bool {
-    let Some(p) = i32::try_from(pid).ok().and_then(Pid::from_raw) else { return true };
+    let Some(p) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return true;
+    };
     matches!(
         rustix::process::waitid(
             rustix::process::WaitId::Pid(p),
-            rustix::process::WaitIdOptions::EXITED | rustix::process::WaitIdOptions::NOHANG | rustix::process::WaitIdOptions::NOWAIT,
+            rustix::process::WaitIdOptions::EXITED
+                | rustix::process::WaitIdOptions::NOHANG
+                | rustix::process::WaitIdOptions::NOWAIT,
         ),
         Ok(Some(_))
     )
@@ -155,7 +175,13 @@ enum PumpResult {
 
 /// Waits up to `wait` for output or exit, and reads what is there (never more than `cap + 1`
 /// bytes in all). A pipe at end of file is closed and set to `None`.
-fn pump(pipes: &mut [Option<OwnedFd>; 2], pidfd: Option<&OwnedFd>, wait: Duration, bufs: [&mut Vec<u8>; 2], cap: usize) -> PumpResult {
+fn pump(
+    pipes: &mut [Option<OwnedFd>; 2],
+    pidfd: Option<&OwnedFd>,
+    wait: Duration,
+    bufs: [&mut Vec<u8>; 2],
+    cap: usize,
+) -> PumpResult {
     let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(3);
     let mut which: Vec<usize> = Vec::with_capacity(3);
     for (i, p) in pipes.iter().enumerate() {
@@ -179,7 +205,11 @@ fn pump(pipes: &mut [Option<OwnedFd>; 2], pidfd: Option<&OwnedFd>, wait: Duratio
     if poll(&mut fds, Some(&ts)).is_err() {
         return PumpResult::Progress;
     }
-    let ready: Vec<(usize, PollFlags)> = fds.iter().zip(&which).map(|(f, w)| (*w, f.revents())).collect();
+    let ready: Vec<(usize, PollFlags)> = fds
+        .iter()
+        .zip(&which)
+        .map(|(f, w)| (*w, f.revents()))
+        .collect();
     drop(fds);
     let [out, err] = bufs;
     let mut result = PumpResult::Progress;
@@ -193,7 +223,9 @@ fn pump(pipes: &mut [Option<OwnedFd>; 2], pidfd: Option<&OwnedFd>, wait: Duratio
             continue;
         }
         let Some(fd) = &pipes[w] else { continue };
-        let room = (cap + 1).saturating_sub(out.len() + err.len()).min(chunk.len());
+        let room = (cap + 1)
+            .saturating_sub(out.len() + err.len())
+            .min(chunk.len());
         if room == 0 {
             continue;
         }

@@ -23,15 +23,25 @@ pub const MAX_REFERENCE_BYTES: u64 = 262_144;
 
 /// Checks that `args` is an object whose keys are all in `allowed` (and all present when
 /// `required`), returning it.
-pub fn object_args<'a>(args: &'a Value, allowed: &[&str], required: &[&str]) -> Result<&'a Map<String, Value>, ToolError> {
+pub fn object_args<'a>(
+    args: &'a Value,
+    allowed: &[&str],
+    required: &[&str],
+) -> Result<&'a Map<String, Value>, ToolError> {
     let obj = args
         .as_object()
         .ok_or_else(|| ToolError::new(ErrorCode::InvalidArgs, "arguments must be a JSON object"))?;
     if let Some(extra) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(ToolError::new(ErrorCode::InvalidArgs, format!("unexpected argument `{extra}`")));
+        return Err(ToolError::new(
+            ErrorCode::InvalidArgs,
+            format!("unexpected argument `{extra}`"),
+        ));
     }
     if let Some(missing) = required.iter().find(|k| !obj.contains_key(**k)) {
-        return Err(ToolError::new(ErrorCode::InvalidArgs, format!("missing argument `{missing}`")));
+        return Err(ToolError::new(
+            ErrorCode::InvalidArgs,
+            format!("missing argument `{missing}`"),
+        ));
     }
     Ok(obj)
 }
@@ -45,25 +55,43 @@ pub fn string_arg<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a str,
 
 /// Looks up a loaded guide by id.
 pub fn find_skill<'a>(discovery: &'a Discovery, skill: &str) -> Result<&'a Guide, ToolError> {
-    discovery
-        .guide(skill)
-        .ok_or_else(|| ToolError::new(ErrorCode::UnknownSkill, format!("no loaded skill has the id `{skill}`")))
+    discovery.guide(skill).ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::UnknownSkill,
+            format!("no loaded skill has the id `{skill}`"),
+        )
+    })
 }
 
 /// Opens the skill directory and walks `segments[..last]` below it, returning the directory that
 /// holds the leaf. Symlinks anywhere are `invalid_path`; a missing or non-directory component is
 /// `not_found`.
 pub fn open_parent(root: &OwnedFd, guide: &Guide, segments: &[&str]) -> Result<OwnedFd, ToolError> {
-    let skill_dir = safe_fs::open_dir_chain(root.as_fd(), &guide.components).map_err(|e| match e {
-        DirError::Symlink => ToolError::new(ErrorCode::InvalidPath, "the skill directory was replaced by a symlink"),
-        DirError::Unreadable(m) => ToolError::new(ErrorCode::NotFound, format!("the skill directory cannot be opened: {m}")),
-        _ => ToolError::new(ErrorCode::NotFound, "the skill directory no longer exists"),
-    })?;
+    let skill_dir =
+        safe_fs::open_dir_chain(root.as_fd(), &guide.components).map_err(|e| match e {
+            DirError::Symlink => ToolError::new(
+                ErrorCode::InvalidPath,
+                "the skill directory was replaced by a symlink",
+            ),
+            DirError::Unreadable(m) => ToolError::new(
+                ErrorCode::NotFound,
+                format!("the skill directory cannot be opened: {m}"),
+            ),
+            _ => ToolError::new(ErrorCode::NotFound, "the skill directory no longer exists"),
+        })?;
     let parents = &segments[..segments.len().saturating_sub(1)];
     safe_fs::open_dir_chain(skill_dir.as_fd(), parents).map_err(|e| match e {
-        DirError::Symlink => ToolError::new(ErrorCode::InvalidPath, "a directory on the path is a symlink"),
-        DirError::NotFound | DirError::NotDirectory => ToolError::new(ErrorCode::NotFound, "no such file"),
-        DirError::Unreadable(m) => ToolError::new(ErrorCode::NotFound, format!("cannot open a directory on the path: {m}")),
+        DirError::Symlink => ToolError::new(
+            ErrorCode::InvalidPath,
+            "a directory on the path is a symlink",
+        ),
+        DirError::NotFound | DirError::NotDirectory => {
+            ToolError::new(ErrorCode::NotFound, "no such file")
+        }
+        DirError::Unreadable(m) => ToolError::new(
+            ErrorCode::NotFound,
+            format!("cannot open a directory on the path: {m}"),
+        ),
     })
 }
 
@@ -73,8 +101,13 @@ pub fn leaf_error(e: LeafError, cap: u64) -> ToolError {
         LeafError::NotFound => ToolError::new(ErrorCode::NotFound, "no such file"),
         LeafError::Symlink => ToolError::new(ErrorCode::InvalidPath, "the file is a symlink"),
         LeafError::NotRegular => ToolError::new(ErrorCode::InvalidPath, "not a regular file"),
-        LeafError::TooLarge => ToolError::new(ErrorCode::TooLarge, format!("the file is larger than {cap} bytes")),
-        LeafError::Unreadable(m) => ToolError::new(ErrorCode::NotFound, format!("the file cannot be read: {m}")),
+        LeafError::TooLarge => ToolError::new(
+            ErrorCode::TooLarge,
+            format!("the file is larger than {cap} bytes"),
+        ),
+        LeafError::Unreadable(m) => {
+            ToolError::new(ErrorCode::NotFound, format!("the file cannot be read: {m}"))
+        }
     }
 }
 
@@ -88,10 +121,18 @@ pub fn read_reference(root: &OwnedFd, discovery: &Discovery, args: &Value) -> To
         .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()))?;
     let parent = open_parent(root, guide, &segments)?;
     let leaf = segments.last().copied().unwrap_or_default();
-    let bytes = safe_fs::read_regular(parent.as_fd(), OsStr::from_bytes(leaf.as_bytes()), MAX_REFERENCE_BYTES)
-        .map_err(|e| leaf_error(e, MAX_REFERENCE_BYTES))?;
-    let content = String::from_utf8(bytes)
-        .map_err(|e| ToolError::new(ErrorCode::NotText, format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to())))?;
+    let bytes = safe_fs::read_regular(
+        parent.as_fd(),
+        OsStr::from_bytes(leaf.as_bytes()),
+        MAX_REFERENCE_BYTES,
+    )
+    .map_err(|e| leaf_error(e, MAX_REFERENCE_BYTES))?;
+    let content = String::from_utf8(bytes).map_err(|e| {
+        ToolError::new(
+            ErrorCode::NotText,
+            format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+        )
+    })?;
     let mut out = Map::new();
     out.insert("skill".into(), Value::from(skill));
     out.insert("path".into(), Value::from(path));

@@ -78,19 +78,29 @@ fn invalid_args(message: impl Into<String>) -> ToolError {
 /// Checks the `args` argument: a list of at most 32 strings of at most 4096 bytes without
 /// control characters. A missing `args` is an empty list.
 fn check_args(obj: &Map<String, Value>) -> Result<Vec<String>, ToolError> {
-    let Some(value) = obj.get("args") else { return Ok(Vec::new()) };
-    let list = value.as_array().ok_or_else(|| invalid_args("`args` must be a list of strings"))?;
+    let Some(value) = obj.get("args") else {
+        return Ok(Vec::new());
+    };
+    let list = value
+        .as_array()
+        .ok_or_else(|| invalid_args("`args` must be a list of strings"))?;
     if list.len() > MAX_ARGS {
         return Err(invalid_args(format!("at most {MAX_ARGS} arguments")));
     }
     let mut out = Vec::with_capacity(list.len());
     for (i, a) in list.iter().enumerate() {
-        let s = a.as_str().ok_or_else(|| invalid_args(format!("argument {i} is not a string")))?;
+        let s = a
+            .as_str()
+            .ok_or_else(|| invalid_args(format!("argument {i} is not a string")))?;
         if s.len() > MAX_ARG_BYTES {
-            return Err(invalid_args(format!("argument {i} is longer than {MAX_ARG_BYTES} bytes")));
+            return Err(invalid_args(format!(
+                "argument {i} is longer than {MAX_ARG_BYTES} bytes"
+            )));
         }
         if s.chars().any(char::is_control) {
-            return Err(invalid_args(format!("argument {i} contains a control character")));
+            return Err(invalid_args(format!(
+                "argument {i} contains a control character"
+            )));
         }
         out.push(s.to_owned());
     }
@@ -111,7 +121,13 @@ pub fn tail_chars(text: &str, n: usize) -> &str {
 }
 
 /// Runs `skill_run_script`. `root_path` is the real path of the skills root.
-pub fn run_script(root: &OwnedFd, root_path: &Path, discovery: &Discovery, config: &Config, args: &Value) -> ToolResult {
+pub fn run_script(
+    root: &OwnedFd,
+    root_path: &Path,
+    discovery: &Discovery,
+    config: &Config,
+    args: &Value,
+) -> ToolResult {
     // 1. Input.
     let obj = object_args(args, &["skill", "script", "args"], &["skill", "script"])?;
     let skill = string_arg(obj, "skill")?;
@@ -131,10 +147,20 @@ pub fn run_script(root: &OwnedFd, root_path: &Path, discovery: &Discovery, confi
     if !config.allow_trading {
         let stem = leaf.strip_suffix(".py").unwrap_or(leaf);
         if trading::is_blocked(stem) {
-            return Err(ToolError::new(ErrorCode::BlockedTool, format!("the helper name `{leaf}` is on the trading blocklist")));
+            return Err(ToolError::new(
+                ErrorCode::BlockedTool,
+                format!("the helper name `{leaf}` is on the trading blocklist"),
+            ));
         }
-        if let Some(a) = argv.iter().filter_map(|a| trading::identifier(a)).find(|id| trading::is_blocked(id)) {
-            return Err(ToolError::new(ErrorCode::BlockedTool, format!("the argument `{a}` is on the trading blocklist")));
+        if let Some(a) = argv
+            .iter()
+            .filter_map(|a| trading::identifier(a))
+            .find(|id| trading::is_blocked(id))
+        {
+            return Err(ToolError::new(
+                ErrorCode::BlockedTool,
+                format!("the argument `{a}` is on the trading blocklist"),
+            ));
         }
     }
 
@@ -142,7 +168,9 @@ pub fn run_script(root: &OwnedFd, root_path: &Path, discovery: &Discovery, confi
     if let Some(mode) = config.replay.as_deref().filter(|m| *m != "off") {
         return Err(ToolError::new(
             ErrorCode::ReplayBlocked,
-            format!("replay mode is `{mode}`: helpers fetch live data and do not run during replay"),
+            format!(
+                "replay mode is `{mode}`: helpers fetch live data and do not run during replay"
+            ),
         ));
     }
 
@@ -158,16 +186,26 @@ pub fn run_script(root: &OwnedFd, root_path: &Path, discovery: &Discovery, confi
     };
     let bytes = match safe_fs::read_capped(&helper, MAX_HELPER_BYTES) {
         Ok(b) => b,
-        Err(LeafError::TooLarge) => return Err(not_approved("the helper is larger than 1 MiB and can never be approved")),
+        Err(LeafError::TooLarge) => {
+            return Err(not_approved(
+                "the helper is larger than 1 MiB and can never be approved",
+            ))
+        }
         Err(e) => return Err(leaf_error(e, MAX_HELPER_BYTES)),
     };
     drop(helper);
     let digest = hex(&Sha256::digest(&bytes));
     match &policy {
         Policy::Unset => return Err(not_approved("no script allowlist is configured")),
-        Policy::Invalid(_) => return Err(not_approved("the script allowlist is malformed, so no script is approved")),
+        Policy::Invalid(_) => {
+            return Err(not_approved(
+                "the script allowlist is malformed, so no script is approved",
+            ))
+        }
         Policy::Valid(_) if !policy.approves(&guide.id, script, &digest) => {
-            return Err(not_approved("no allowlist entry matches this skill, script and content"))
+            return Err(not_approved(
+                "no allowlist entry matches this skill, script and content",
+            ))
         }
         Policy::Valid(_) => {}
     }
@@ -195,13 +233,19 @@ pub fn run_script(root: &OwnedFd, root_path: &Path, discovery: &Discovery, confi
     command.env("SPORTS_SKILLS_REPLAY", "off");
     let timeout = Duration::from_millis(config.timeout_ms().max(1));
     let finished = process::run_limited(command, bytes, timeout, OUTPUT_CAP).map_err(|e| {
-        ToolError::new(ErrorCode::SpawnFailed, format!("cannot start {}: {}", config.python.display(), e.0))
+        ToolError::new(
+            ErrorCode::SpawnFailed,
+            format!("cannot start {}: {}", config.python.display(), e.0),
+        )
     })?;
     let stdout = String::from_utf8_lossy(&finished.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&finished.stderr).into_owned();
     match finished.ending {
-        Ending::TimedOut => Err(ToolError::new(ErrorCode::Timeout, format!("the helper ran longer than {} ms", timeout.as_millis()))
-            .with("timeout_ms", timeout.as_millis() as u64)),
+        Ending::TimedOut => Err(ToolError::new(
+            ErrorCode::Timeout,
+            format!("the helper ran longer than {} ms", timeout.as_millis()),
+        )
+        .with("timeout_ms", timeout.as_millis() as u64)),
         Ending::OutputLimit => Err(ToolError::new(
             ErrorCode::OutputLimit,
             format!("stdout and stderr together passed {OUTPUT_CAP} bytes"),

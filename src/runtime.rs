@@ -119,7 +119,10 @@ impl Runtime {
     /// Dispatches a tool call through the pipeline: offered check, turn reuse, the tool.
     pub fn call(&mut self, tool: &str, args: &Value) -> ToolResult {
         let Some(name) = ToolName::parse(tool).filter(|t| self.offered_tools().contains(t)) else {
-            return Err(ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{tool}` is offered")));
+            return Err(ToolError::new(
+                ErrorCode::UnknownTool,
+                format!("no tool named `{tool}` is offered"),
+            ));
         };
         let key = canonical_json(args);
         if let Some((_, _, earlier)) = self.turn.iter().find(|(t, k, _)| *t == name && *k == key) {
@@ -132,11 +135,16 @@ impl Runtime {
 
     fn execute(&self, name: ToolName, args: &Value) -> ToolResult {
         let Some(root) = &self.root else {
-            return Err(ToolError::new(ErrorCode::UnknownSkill, "no skills root is configured"));
+            return Err(ToolError::new(
+                ErrorCode::UnknownSkill,
+                "no skills root is configured",
+            ));
         };
         match name {
             ToolName::ReadReference => read_reference::read_reference(root, &self.discovery, args),
-            ToolName::RunScript => run_script::run_script(root, &self.root_path, &self.discovery, &self.config, args),
+            ToolName::RunScript => {
+                run_script::run_script(root, &self.root_path, &self.discovery, &self.config, args)
+            }
         }
     }
 }
@@ -154,7 +162,14 @@ pub fn canonical_json(value: &Value) -> String {
                 .collect();
             format!("{{{}}}", parts.join(","))
         }
-        Value::Array(items) => format!("[{}]", items.iter().map(canonical_json).collect::<Vec<_>>().join(",")),
+        Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(canonical_json)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
         other => other.to_string(),
     }
 }
@@ -165,9 +180,16 @@ mod tests {
 
     #[test]
     fn canonical_form_ignores_key_order() {
-        let a: serde_json::Value = serde_json::from_str(r#"{"skill":"a","path":"x","n":{"b":1,"a":[2,{"d":1,"c":2}]}}"#).unwrap();
-        let b: serde_json::Value = serde_json::from_str(r#"{"n":{"a":[2,{"c":2,"d":1}],"b":1},"path":"x","skill":"a"}"#).unwrap();
+        let a: serde_json::Value =
+            serde_json::from_str(r#"{"skill":"a","path":"x","n":{"b":1,"a":[2,{"d":1,"c":2}]}}"#)
+                .unwrap();
+        let b: serde_json::Value =
+            serde_json::from_str(r#"{"n":{"a":[2,{"c":2,"d":1}],"b":1},"path":"x","skill":"a"}"#)
+                .unwrap();
         assert_eq!(canonical_json(&a), canonical_json(&b));
-        assert_eq!(canonical_json(&a), r#"{"n":{"a":[2,{"c":2,"d":1}],"b":1},"path":"x","skill":"a"}"#);
+        assert_eq!(
+            canonical_json(&a),
+            r#"{"n":{"a":[2,{"c":2,"d":1}],"b":1},"path":"x","skill":"a"}"#
+        );
     }
 }

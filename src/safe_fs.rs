@@ -81,8 +81,12 @@ pub fn open_subdir(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, DirErro
 }
 
 /// Opens a chain of directories below `dir`, one component at a time, never following a symlink.
-pub fn open_dir_chain<C: AsRef<[u8]>>(dir: BorrowedFd<'_>, components: &[C]) -> Result<OwnedFd, DirError> {
-    let mut current = rustix::io::fcntl_dupfd_cloexec(dir, 0).map_err(|e| DirError::Unreadable(e.to_string()))?;
+pub fn open_dir_chain<C: AsRef<[u8]>>(
+    dir: BorrowedFd<'_>,
+    components: &[C],
+) -> Result<OwnedFd, DirError> {
+    let mut current =
+        rustix::io::fcntl_dupfd_cloexec(dir, 0).map_err(|e| DirError::Unreadable(e.to_string()))?;
     for c in components {
         current = open_subdir(current.as_fd(), OsStr::from_bytes(c.as_ref()))?;
     }
@@ -147,13 +151,11 @@ pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafEr
         Err(Errno::NXIO) | Err(Errno::OPNOTSUPP) => return Err(LeafError::NotRegular),
         Err(e) => {
             // O_NOFOLLOW reports ELOOP for symlinks, but some kernels say EMLINK; classify by lstat.
-            return Err(
-                match entry_kind(dir, name).ok().flatten() {
-                    Some(EntryKind::Symlink) => LeafError::Symlink,
-                    Some(EntryKind::Special) | Some(EntryKind::Directory) => LeafError::NotRegular,
-                    _ => LeafError::Unreadable(e.to_string()),
-                },
-            );
+            return Err(match entry_kind(dir, name).ok().flatten() {
+                Some(EntryKind::Symlink) => LeafError::Symlink,
+                Some(EntryKind::Special) | Some(EntryKind::Directory) => LeafError::NotRegular,
+                _ => LeafError::Unreadable(e.to_string()),
+            });
         }
     };
     let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
@@ -226,7 +228,9 @@ mod tests {
         std::fs::write(&over, vec![b'a'; 11]).unwrap();
         let root = open_root(dir.path()).unwrap();
         assert_eq!(
-            read_regular(root.as_fd(), OsStr::new("exact"), 10).unwrap().len(),
+            read_regular(root.as_fd(), OsStr::new("exact"), 10)
+                .unwrap()
+                .len(),
             10
         );
         assert_eq!(
@@ -266,7 +270,10 @@ mod tests {
         let root = open_root(dir.path()).unwrap();
         let fd = open_regular(root.as_fd(), OsStr::new("grow")).unwrap();
         // Grow after open and fstat-by-open, before the read.
-        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
         f.write_all(&[b'x'; 20]).unwrap();
         assert_eq!(read_capped(&fd, 10), Err(LeafError::TooLarge));
     }

@@ -63,17 +63,24 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
         return Err(PathRule::Control);
     }
     let segments: Vec<&str> = path.split('/').collect();
-    if segments.iter().any(|s| s.is_empty() || *s == "." || *s == "..") {
+    if segments
+        .iter()
+        .any(|s| s.is_empty() || *s == "." || *s == "..")
+    {
         return Err(PathRule::BadSegment);
     }
     let last = segments.last().copied().unwrap_or_default();
     match scope {
         PathScope::Reference => {
-            let in_scope = segments == ["SKILL.md"] || (segments.len() >= 2 && segments[0] == "references");
+            let in_scope =
+                segments == ["SKILL.md"] || (segments.len() >= 2 && segments[0] == "references");
             if !in_scope {
                 return Err(PathRule::OutOfScope);
             }
-            if !REFERENCE_EXTENSIONS.iter().any(|ext| last.len() > ext.len() && last.ends_with(ext)) {
+            if !REFERENCE_EXTENSIONS
+                .iter()
+                .any(|ext| last.len() > ext.len() && last.ends_with(ext))
+            {
                 return Err(PathRule::Extension);
             }
         }
@@ -100,25 +107,58 @@ mod tests {
         assert!(validate("references/a/b.json", Reference).is_ok());
         assert!(validate("references/100%.md", Reference).is_ok());
         assert!(validate("references/café.md", Reference).is_ok());
-        assert_eq!(validate("references/SKILL.md", Reference).map(|s| s.len()), Ok(2));
+        assert_eq!(
+            validate("references/SKILL.md", Reference).map(|s| s.len()),
+            Ok(2)
+        );
         assert_eq!(validate("", Reference), Err(PathRule::Empty));
         assert_eq!(validate("/etc/x.md", Reference), Err(PathRule::Absolute));
-        assert_eq!(validate("references\\x.md", Reference), Err(PathRule::Backslash));
+        assert_eq!(
+            validate("references\\x.md", Reference),
+            Err(PathRule::Backslash)
+        );
         assert_eq!(validate("http://x/a.md", Reference), Err(PathRule::Colon));
-        assert_eq!(validate("references/a\u{0}.md", Reference), Err(PathRule::Control));
-        assert_eq!(validate("references/a\u{85}.md", Reference), Err(PathRule::Control));
-        assert_eq!(validate("references/../SKILL.md", Reference), Err(PathRule::BadSegment));
-        assert_eq!(validate("references//a.md", Reference), Err(PathRule::BadSegment));
-        assert_eq!(validate("references/a.md/", Reference), Err(PathRule::BadSegment));
+        assert_eq!(
+            validate("references/a\u{0}.md", Reference),
+            Err(PathRule::Control)
+        );
+        assert_eq!(
+            validate("references/a\u{85}.md", Reference),
+            Err(PathRule::Control)
+        );
+        assert_eq!(
+            validate("references/../SKILL.md", Reference),
+            Err(PathRule::BadSegment)
+        );
+        assert_eq!(
+            validate("references//a.md", Reference),
+            Err(PathRule::BadSegment)
+        );
+        assert_eq!(
+            validate("references/a.md/", Reference),
+            Err(PathRule::BadSegment)
+        );
         assert_eq!(validate("./SKILL.md", Reference), Err(PathRule::BadSegment));
         assert_eq!(validate("skill.yml", Reference), Err(PathRule::OutOfScope));
         assert_eq!(validate("references", Reference), Err(PathRule::OutOfScope));
-        assert_eq!(validate("scripts/a.md", Reference), Err(PathRule::OutOfScope));
-        assert_eq!(validate("references/a.MD", Reference), Err(PathRule::Extension));
-        assert_eq!(validate("references/.md", Reference), Err(PathRule::Extension));
+        assert_eq!(
+            validate("scripts/a.md", Reference),
+            Err(PathRule::OutOfScope)
+        );
+        assert_eq!(
+            validate("references/a.MD", Reference),
+            Err(PathRule::Extension)
+        );
+        assert_eq!(
+            validate("references/.md", Reference),
+            Err(PathRule::Extension)
+        );
         assert!(validate("scripts/a.py", Script).is_ok());
         assert!(validate("scripts/x/y/a.py", Script).is_ok());
         assert_eq!(validate("scripts/a.sh", Script), Err(PathRule::Extension));
-        assert_eq!(validate("references/a.py", Script), Err(PathRule::OutOfScope));
+        assert_eq!(
+            validate("references/a.py", Script),
+            Err(PathRule::OutOfScope)
+        );
     }
 }

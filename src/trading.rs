@@ -34,7 +34,8 @@ pub const PATTERNS: [&str; 19] = [
 fn set() -> &'static RegexSet {
     static SET: OnceLock<RegexSet> = OnceLock::new();
     SET.get_or_init(|| {
-        RegexSet::new(PATTERNS.iter().map(|p| format!("(?i){p}"))).unwrap_or_else(|_| RegexSet::empty())
+        RegexSet::new(PATTERNS.iter().map(|p| format!("(?i){p}")))
+            .unwrap_or_else(|_| RegexSet::empty())
     })
 }
 
@@ -49,7 +50,9 @@ pub fn identifier(arg: &str) -> Option<&str> {
     let id = arg.trim_start_matches('-');
     let mut chars = id.chars();
     let first = chars.next()?;
-    (first.is_ascii_alphabetic() && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')).then_some(id)
+    (first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+    .then_some(id)
 }
 
 #[cfg(test)]
@@ -59,10 +62,27 @@ mod tests {
     #[test]
     fn blocklist() {
         assert_eq!(set().len(), PATTERNS.len());
-        for blocked in ["place_order", "PLACE-ORDER", "withdraw", "buy", "sell_all", "quick-buy", "get_balance", "privatekey", "cancelAll"] {
+        for blocked in [
+            "place_order",
+            "PLACE-ORDER",
+            "withdraw",
+            "buy",
+            "sell_all",
+            "quick-buy",
+            "get_balance",
+            "privatekey",
+            "cancelAll",
+        ] {
             assert!(is_blocked(blocked), "{blocked}");
         }
-        for allowed in ["espn_fetch", "scoreboard", "buyer", "bestseller", "balance_sheet_stats", "order_of_play"] {
+        for allowed in [
+            "espn_fetch",
+            "scoreboard",
+            "buyer",
+            "bestseller",
+            "balance_sheet_stats",
+            "order_of_play",
+        ] {
             assert!(!is_blocked(allowed), "{allowed}");
         }
         assert_eq!(identifier("--place-order"), Some("place-order"));

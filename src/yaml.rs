@@ -61,7 +61,9 @@ pub enum YamlError {
 impl std::fmt::Display for YamlError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            YamlError::Syntax { line, message } => write!(f, "YAML syntax error at line {line}: {message}"),
+            YamlError::Syntax { line, message } => {
+                write!(f, "YAML syntax error at line {line}: {message}")
+            }
             YamlError::DuplicateKey { key } => write!(f, "duplicate mapping key `{key}`"),
             YamlError::MultipleDocuments => write!(f, "more than one YAML document"),
             YamlError::UnknownAlias => write!(f, "alias to an unknown anchor"),
@@ -226,7 +228,9 @@ pub fn parse(text: &str) -> Result<Document, YamlError> {
             }
             _ => None,
         };
-        let Some((value, raw)) = completed else { continue };
+        let Some((value, raw)) = completed else {
+            continue;
+        };
         match stack.last_mut() {
             None => root = Some(value),
             Some(Frame::Sequence) => {}
@@ -287,7 +291,10 @@ mod tests {
         assert_eq!(top("name: ~", "name"), Some(Value::Null));
         assert_eq!(top("name: True", "name"), Some(Value::Bool));
         assert_eq!(top("name: '123'", "name"), Some(Value::Str("123".into())));
-        assert_eq!(top("name: !!str 123", "name"), Some(Value::Str("123".into())));
+        assert_eq!(
+            top("name: !!str 123", "name"),
+            Some(Value::Str("123".into()))
+        );
         assert_eq!(top("name: [a]", "name"), Some(Value::Sequence));
         assert_eq!(top("name: {a: 1}", "name"), Some(Value::Mapping));
         assert_eq!(top("name: .", "name"), Some(Value::Str(".".into())));
@@ -296,18 +303,36 @@ mod tests {
 
     #[test]
     fn duplicates_and_documents_are_errors() {
-        assert!(matches!(parse("a: 1\na: 2"), Err(YamlError::DuplicateKey { .. })));
-        assert!(matches!(parse("m:\n  x: 1\n  x: 2"), Err(YamlError::DuplicateKey { .. })));
-        assert!(matches!(parse("a: 1\n---\nb: 2"), Err(YamlError::MultipleDocuments)));
-        assert!(matches!(parse("description: Use when: x"), Err(YamlError::Syntax { .. })));
+        assert!(matches!(
+            parse("a: 1\na: 2"),
+            Err(YamlError::DuplicateKey { .. })
+        ));
+        assert!(matches!(
+            parse("m:\n  x: 1\n  x: 2"),
+            Err(YamlError::DuplicateKey { .. })
+        ));
+        assert!(matches!(
+            parse("a: 1\n---\nb: 2"),
+            Err(YamlError::MultipleDocuments)
+        ));
+        assert!(matches!(
+            parse("description: Use when: x"),
+            Err(YamlError::Syntax { .. })
+        ));
     }
 
     #[test]
     fn aliases_resolve_to_kind_without_expansion() {
         let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
         for i in 0..40 {
-            let prev = if i == 0 { "a".to_string() } else { format!("k{}", i - 1) };
-            bomb.push_str(&format!("k{i}: &k{i} [*{prev}, *{prev}, *{prev}, *{prev}]\n"));
+            let prev = if i == 0 {
+                "a".to_string()
+            } else {
+                format!("k{}", i - 1)
+            };
+            bomb.push_str(&format!(
+                "k{i}: &k{i} [*{prev}, *{prev}, *{prev}, *{prev}]\n"
+            ));
         }
         bomb.push_str("s: &s hello\nname: *s\n");
         let doc = parse(&bomb).unwrap();

@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::implementation::{ImplError, Implementation};
-use crate::protocol::{ImplInfo, Request, Response, StepOutcome, WireConfig, WireStep, PROTOCOL_VERSION};
+use crate::protocol::{
+    ImplInfo, Request, Response, StepOutcome, WireConfig, WireStep, PROTOCOL_VERSION,
+};
 
 /// Longest accepted response line, in bytes.
 const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -86,22 +88,36 @@ impl Adapter {
             .process_group(0)
             .spawn()
             .map_err(|e| ImplError::Broken(format!("cannot start `{}`: {e}", self.command)))?;
-        let stdin = child.stdin.take().ok_or_else(|| ImplError::Broken("no stdin pipe".into()))?;
-        let stdout = child.stdout.take().ok_or_else(|| ImplError::Broken("no stdout pipe".into()))?;
-        let stderr_pipe = child.stderr.take().ok_or_else(|| ImplError::Broken("no stderr pipe".into()))?;
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| ImplError::Broken("no stdin pipe".into()))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| ImplError::Broken("no stdout pipe".into()))?;
+        let stderr_pipe = child
+            .stderr
+            .take()
+            .ok_or_else(|| ImplError::Broken("no stderr pipe".into()))?;
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             loop {
                 let mut buf = Vec::new();
-                let res = (&mut reader).by_ref().take(MAX_LINE as u64 + 1).read_until(b'\n', &mut buf);
+                let res = reader
+                    .by_ref()
+                    .take(MAX_LINE as u64 + 1)
+                    .read_until(b'\n', &mut buf);
                 match res {
                     Ok(0) => {
                         let _ = tx.send(Err("the adapter closed its stdout (exited?)".into()));
                         return;
                     }
                     Ok(_) if buf.len() > MAX_LINE => {
-                        let _ = tx.send(Err(format!("a response line is longer than {MAX_LINE} bytes")));
+                        let _ = tx.send(Err(format!(
+                            "a response line is longer than {MAX_LINE} bytes"
+                        )));
                         return;
                     }
                     Ok(_) => {
@@ -156,12 +172,21 @@ impl Adapter {
     }
 
     fn stderr_tail(&self) -> String {
-        let Some(p) = &self.process else { return String::new() };
-        let lines: Vec<String> = p.stderr.lock().map(|q| q.iter().cloned().collect()).unwrap_or_default();
+        let Some(p) = &self.process else {
+            return String::new();
+        };
+        let lines: Vec<String> = p
+            .stderr
+            .lock()
+            .map(|q| q.iter().cloned().collect())
+            .unwrap_or_default();
         if lines.is_empty() {
             String::new()
         } else {
-            format!("\n  adapter stderr (last lines):\n    {}", lines.join("\n    "))
+            format!(
+                "\n  adapter stderr (last lines):\n    {}",
+                lines.join("\n    ")
+            )
         }
     }
 
@@ -180,16 +205,27 @@ impl Adapter {
         let text = serde_json::to_string(request).map_err(|e| ImplError::Broken(e.to_string()))?;
         let timeout = self.timeout;
         let result = {
-            let p = self.process.as_mut().ok_or_else(|| ImplError::Broken("the adapter is not running".into()))?;
+            let p = self
+                .process
+                .as_mut()
+                .ok_or_else(|| ImplError::Broken("the adapter is not running".into()))?;
             if let Err(e) = writeln!(p.stdin, "{text}").and_then(|_| p.stdin.flush()) {
                 Err(format!("cannot write to the adapter: {e}"))
             } else {
                 match p.lines.recv_timeout(timeout) {
-                    Ok(Ok(line)) => serde_json::from_str::<Response>(&line)
-                        .map_err(|e| format!("the adapter sent a line that is not a protocol message ({e}): {}", crate::expect::show(&serde_json::Value::from(line.clone())))),
+                    Ok(Ok(line)) => serde_json::from_str::<Response>(&line).map_err(|e| {
+                        format!(
+                            "the adapter sent a line that is not a protocol message ({e}): {}",
+                            crate::expect::show(&serde_json::Value::from(line.clone()))
+                        )
+                    }),
                     Ok(Err(e)) => Err(e),
-                    Err(RecvTimeoutError::Timeout) => Err(format!("no response within {} s", timeout.as_secs_f64())),
-                    Err(RecvTimeoutError::Disconnected) => Err("the adapter's stdout reader stopped".into()),
+                    Err(RecvTimeoutError::Timeout) => {
+                        Err(format!("no response within {} s", timeout.as_secs_f64()))
+                    }
+                    Err(RecvTimeoutError::Disconnected) => {
+                        Err("the adapter's stdout reader stopped".into())
+                    }
                 }
             }
         };
@@ -202,7 +238,13 @@ impl Implementation for Adapter {
         &self.info
     }
 
-    fn start_case(&mut self, seq: u64, case_id: &str, root: &str, config: &WireConfig) -> Result<(), ImplError> {
+    fn start_case(
+        &mut self,
+        seq: u64,
+        case_id: &str,
+        root: &str,
+        config: &WireConfig,
+    ) -> Result<(), ImplError> {
         self.seq = seq;
         let response = self.exchange(&Request::CaseStart {
             seq,
@@ -224,7 +266,11 @@ impl Implementation for Adapter {
             step: step.clone(),
         })?;
         match response {
-            Response::StepResult { seq: s, index: i, result } if s == seq && i == index => {
+            Response::StepResult {
+                seq: s,
+                index: i,
+                result,
+            } if s == seq && i == index => {
                 StepOutcome::from_wire(step, result).map_err(ImplError::Broken)
             }
             other => Err(self.unexpected("step_result", &other)),

@@ -8,7 +8,11 @@ use crate::implementation::{ImplError, Implementation};
 use crate::protocol::{Request, Response, PROTOCOL_VERSION};
 
 /// Answers requests from `input` on `output` until `stop` or end of input.
-pub fn serve(imp: &mut dyn Implementation, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+pub fn serve(
+    imp: &mut dyn Implementation,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> std::io::Result<()> {
     let mut step_seq: Option<u64> = None;
     for line in input.lines() {
         let line = line?;

@@ -15,7 +15,9 @@ use serde_json::{Map, Value};
 use serde_saphyr::Spanned;
 
 use crate::clauses;
-use crate::expect::{CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, ToolsExpect};
+use crate::expect::{
+    CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, ToolsExpect,
+};
 use crate::features::Feature;
 use crate::fixture::{parse_raw_path, Tree};
 use crate::protocol::WireStep;
@@ -184,11 +186,17 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
     let line = raw.id.referenced.line() as usize;
     let id = raw.id.value.clone();
     if !valid_case_id(&id) {
-        return Err(cx.err(line, format!("case id `{id}` must be dot-separated lowercase words (a-z, 0-9, `-`)")));
+        return Err(cx.err(
+            line,
+            format!("case id `{id}` must be dot-separated lowercase words (a-z, 0-9, `-`)"),
+        ));
     }
     let summary = raw.summary.value.trim().to_owned();
     if summary.is_empty() || summary.contains('\n') {
-        return Err(cx.err(raw.summary.referenced.line() as usize, "`summary` must be one non-empty sentence on one line"));
+        return Err(cx.err(
+            raw.summary.referenced.line() as usize,
+            "`summary` must be one non-empty sentence on one line",
+        ));
     }
     if raw.clauses.is_empty() {
         return Err(cx.err(line, "`clauses` must cite at least one clause id"));
@@ -197,7 +205,14 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
     for r in &raw.requires {
         let f = Feature::parse(&r.value).ok_or_else(|| {
             let known: Vec<&str> = Feature::ALL.iter().map(|f| f.as_str()).collect();
-            cx.err(r.referenced.line() as usize, format!("unknown feature `{}` (known: {})", r.value, known.join(", ")))
+            cx.err(
+                r.referenced.line() as usize,
+                format!(
+                    "unknown feature `{}` (known: {})",
+                    r.value,
+                    known.join(", ")
+                ),
+            )
         })?;
         if !requires.contains(&f) {
             requires.push(f);
@@ -205,13 +220,20 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
     }
     let mut clause_ids = Vec::new();
     for c in &raw.clauses {
-        let clause = clauses::lookup(&c.value)
-            .ok_or_else(|| cx.err(c.referenced.line() as usize, format!("unknown clause id `{}`", c.value)))?;
+        let clause = clauses::lookup(&c.value).ok_or_else(|| {
+            cx.err(
+                c.referenced.line() as usize,
+                format!("unknown clause id `{}`", c.value),
+            )
+        })?;
         if let Some(f) = clause.feature {
             if !requires.contains(&f) {
                 return Err(cx.err(
                     c.referenced.line() as usize,
-                    format!("clause `{}` belongs to feature `{f}`: add it to `requires`", c.value),
+                    format!(
+                        "clause `{}` belongs to feature `{f}`: add it to `requires`",
+                        c.value
+                    ),
                 ));
             }
         }
@@ -233,13 +255,22 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         steps.push(parse_step(&cx, s.referenced.line() as usize, &s.value)?);
     }
     if steps.iter().all(|s| s.expect.is_empty()) {
-        return Err(cx.err(line, "the case checks nothing: give at least one step an `expect`"));
+        return Err(cx.err(
+            line,
+            "the case checks nothing: give at least one step an `expect`",
+        ));
     }
-    if !steps.iter().any(|s| matches!(s.action, Action::Implementation(_))) {
+    if !steps
+        .iter()
+        .any(|s| matches!(s.action, Action::Implementation(_)))
+    {
         return Err(cx.err(line, "the case never reaches the implementation"));
     }
     if uses_skip_report(&steps) && !requires.contains(&Feature::SkipReport) {
-        return Err(cx.err(line, "expectations on `skipped` need `requires: [skip-report]`"));
+        return Err(cx.err(
+            line,
+            "expectations on `skipped` need `requires: [skip-report]`",
+        ));
     }
     Ok(Case {
         id,
@@ -265,13 +296,24 @@ fn valid_case_id(id: &str) -> bool {
     !id.is_empty()
         && id.split('.').all(|part| {
             !part.is_empty()
-                && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
         })
 }
 
-fn as_object<'v>(cx: &Ctx<'_>, line: usize, what: &str, v: &'v Value) -> Result<&'v Map<String, Value>, CaseError> {
-    v.as_object()
-        .ok_or_else(|| cx.err(line, format!("`{what}` must be a mapping, got {}", kind_name(v))))
+fn as_object<'v>(
+    cx: &Ctx<'_>,
+    line: usize,
+    what: &str,
+    v: &'v Value,
+) -> Result<&'v Map<String, Value>, CaseError> {
+    v.as_object().ok_or_else(|| {
+        cx.err(
+            line,
+            format!("`{what}` must be a mapping, got {}", kind_name(v)),
+        )
+    })
 }
 
 fn kind_name(v: &Value) -> &'static str {
@@ -285,7 +327,12 @@ fn kind_name(v: &Value) -> &'static str {
     }
 }
 
-fn typed<T: for<'de> Deserialize<'de>>(cx: &Ctx<'_>, line: usize, what: &str, v: &Value) -> Result<T, CaseError> {
+fn typed<T: for<'de> Deserialize<'de>>(
+    cx: &Ctx<'_>,
+    line: usize,
+    what: &str,
+    v: &Value,
+) -> Result<T, CaseError> {
     serde_json::from_value(v.clone()).map_err(|e| cx.err(line, format!("in `{what}`: {e}")))
 }
 
@@ -323,7 +370,10 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
     };
     if let Some(root) = &skills_root {
         if root.starts_with('/') || root.split('/').any(|s| s == "..") {
-            return Err(cx.err(line, "`config.skills_root` must be relative to the case root, without `..`"));
+            return Err(cx.err(
+                line,
+                "`config.skills_root` must be relative to the case root, without `..`",
+            ));
         }
     }
     let script_allowlist = match raw.script_allowlist {
@@ -364,7 +414,10 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         Some(other) => {
             return Err(cx.err(
                 line,
-                format!("`config.script_allowlist` must be a list of entries or a raw string, got {}", kind_name(&other)),
+                format!(
+                    "`config.script_allowlist` must be a list of entries or a raw string, got {}",
+                    kind_name(&other)
+                ),
             ))
         }
     };
@@ -380,20 +433,42 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
 }
 
 /// The operation keys a step may have; exactly one per step.
-const OPS: [&str; 10] = ["discover", "tools", "prompt", "call", "read", "run", "new_turn", "write", "remove", "wait"];
+const OPS: [&str; 10] = [
+    "discover", "tools", "prompt", "call", "read", "run", "new_turn", "write", "remove", "wait",
+];
 
 fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
     let obj = as_object(cx, line, "step", v)?;
     for key in obj.keys() {
         if key != "expect" && !OPS.contains(&key.as_str()) {
-            return Err(cx.err(line, format!("unknown step key `{key}` (operations: {})", OPS.join(", "))));
+            return Err(cx.err(
+                line,
+                format!("unknown step key `{key}` (operations: {})", OPS.join(", ")),
+            ));
         }
     }
-    let ops: Vec<&str> = OPS.iter().copied().filter(|k| obj.contains_key(*k)).collect();
+    let ops: Vec<&str> = OPS
+        .iter()
+        .copied()
+        .filter(|k| obj.contains_key(*k))
+        .collect();
     let op = match ops.as_slice() {
         [op] => *op,
-        [] => return Err(cx.err(line, format!("a step needs one operation: {}", OPS.join(", ")))),
-        _ => return Err(cx.err(line, format!("a step has one operation, this one has {}", ops.join(" and ")))),
+        [] => {
+            return Err(cx.err(
+                line,
+                format!("a step needs one operation: {}", OPS.join(", ")),
+            ))
+        }
+        _ => {
+            return Err(cx.err(
+                line,
+                format!(
+                    "a step has one operation, this one has {}",
+                    ops.join(" and ")
+                ),
+            ))
+        }
     };
     let payload = &obj[op];
     let no_payload = |what: &str| -> Result<(), CaseError> {
@@ -436,7 +511,10 @@ fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
                 args: Value,
             }
             let c: RawCall = typed(cx, line, "call", payload)?;
-            Action::Implementation(WireStep::Call { tool: c.tool, args: c.args })
+            Action::Implementation(WireStep::Call {
+                tool: c.tool,
+                args: c.args,
+            })
         }
         "write" => {
             let m = as_object(cx, line, "write", payload)?;
@@ -446,7 +524,9 @@ fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
             let paths: Vec<String> = typed(cx, line, "remove", payload)?;
             let mut out = Vec::new();
             for p in paths {
-                out.push(parse_raw_path(&p).map_err(|e| cx.err(line, format!("in `remove`: {e}")))?);
+                out.push(
+                    parse_raw_path(&p).map_err(|e| cx.err(line, format!("in `remove`: {e}")))?,
+                );
             }
             Action::Remove(out)
         }
@@ -463,10 +543,19 @@ fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
         None | Some(Value::Null) => Expect::default(),
         Some(e) => parse_expect(cx, line, &action, e)?,
     };
-    Ok(Step { line, action, expect })
+    Ok(Step {
+        line,
+        action,
+        expect,
+    })
 }
 
-fn parse_expect(cx: &Ctx<'_>, line: usize, action: &Action, v: &Value) -> Result<Expect, CaseError> {
+fn parse_expect(
+    cx: &Ctx<'_>,
+    line: usize,
+    action: &Action,
+    v: &Value,
+) -> Result<Expect, CaseError> {
     let obj = as_object(cx, line, "expect", v)?;
     let mut rest = obj.clone();
     let files: Option<FilesExpect> = match rest.remove("files") {
@@ -496,14 +585,25 @@ fn parse_expect(cx: &Ctx<'_>, line: usize, action: &Action, v: &Value) -> Result
                 skipped: r.skipped,
             }))
         }
-        Action::Implementation(WireStep::Tools) => Some(O::Tools(typed::<ToolsExpect>(cx, line, "expect (of tools)", &rest)?)),
-        Action::Implementation(WireStep::Prompt) => {
-            Some(O::Prompt(typed::<PromptExpect>(cx, line, "expect (of prompt)", &rest)?))
-        }
+        Action::Implementation(WireStep::Tools) => Some(O::Tools(typed::<ToolsExpect>(
+            cx,
+            line,
+            "expect (of tools)",
+            &rest,
+        )?)),
+        Action::Implementation(WireStep::Prompt) => Some(O::Prompt(typed::<PromptExpect>(
+            cx,
+            line,
+            "expect (of prompt)",
+            &rest,
+        )?)),
         Action::Implementation(WireStep::Call { .. }) => {
             let c: CallExpect = typed(cx, line, "expect (of a tool call)", &rest)?;
             if c.ok.is_some() == c.error.is_some() {
-                return Err(cx.err(line, "a call's `expect` has exactly one of `ok` and `error`"));
+                return Err(cx.err(
+                    line,
+                    "a call's `expect` has exactly one of `ok` and `error`",
+                ));
             }
             Some(O::Call(c))
         }
@@ -547,7 +647,9 @@ pub fn load_dir(dir: &Path) -> Result<Suite, Vec<CaseError>> {
             .and_then(|rel| {
                 let mut comps = rel.components();
                 let first = comps.next()?;
-                comps.next().map(|_| first.as_os_str().to_string_lossy().into_owned())
+                comps
+                    .next()
+                    .map(|_| first.as_os_str().to_string_lossy().into_owned())
             })
             .unwrap_or_else(|| "root".into());
         let text = match std::fs::read_to_string(&file) {
@@ -615,7 +717,12 @@ fn collect_files(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<CaseErro
         let Ok(ft) = entry.file_type() else { continue };
         if ft.is_dir() {
             collect_files(&path, files, errors);
-        } else if ft.is_file() && matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")) {
+        } else if ft.is_file()
+            && matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            )
+        {
             files.push(path);
         }
     }

@@ -41,7 +41,10 @@ pub enum Status {
     /// The implementation does not declare these required features.
     Unsupported(Vec<Feature>),
     /// The case could not be run: a broken implementation or an unusable fixture.
-    Error { message: String, broken: bool },
+    Error {
+        message: String,
+        broken: bool,
+    },
 }
 
 impl Status {
@@ -83,7 +86,9 @@ fn substitute(text: &str, root: &Path) -> Result<String, String> {
             out.push_str(&root.to_string_lossy());
             rest = stripped;
         } else if let Some(body) = after.strip_prefix("{sha256:") {
-            let end = body.find('}').ok_or_else(|| format!("unclosed `{{sha256:` in `{text}`"))?;
+            let end = body
+                .find('}')
+                .ok_or_else(|| format!("unclosed `{{sha256:` in `{text}`"))?;
             let rel = fixture::parse_raw_path(&body[..end])?;
             let digest = sha256_file(&fixture::path_in(root, &rel))
                 .map_err(|e| format!("cannot hash `{}`: {e}", &body[..end]))?;
@@ -111,10 +116,12 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
                     HashSource::Hex(h) => h.clone(),
                     HashSource::Of(rel) => {
                         let rel_bytes = fixture::parse_raw_path(rel)?;
-                        sha256_file(&fixture::path_in(root, &rel_bytes)).map_err(|err| format!("cannot hash `{rel}`: {err}"))?
+                        sha256_file(&fixture::path_in(root, &rel_bytes))
+                            .map_err(|err| format!("cannot hash `{rel}`: {err}"))?
                     }
                 };
-                items.push(serde_json::json!({"skill": e.skill, "script": e.script, "sha256": sha}));
+                items
+                    .push(serde_json::json!({"skill": e.skill, "script": e.script, "sha256": sha}));
             }
             Some(serde_json::Value::Array(items).to_string())
         }
@@ -124,7 +131,10 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
         env.insert(k.clone(), substitute(v, root)?);
     }
     Ok(WireConfig {
-        skills_root: c.skills_root.as_ref().map(|r| root.join(r).to_string_lossy().into_owned()),
+        skills_root: c
+            .skills_root
+            .as_ref()
+            .map(|r| root.join(r).to_string_lossy().into_owned()),
         script_allowlist,
         tool_allowlist: c.tool_allowlist.clone(),
         allow_trading: c.allow_trading,
@@ -155,7 +165,12 @@ fn check_files(case_root: &Path, expect: &crate::expect::FilesExpect) -> Vec<Mis
 }
 
 /// Runs `case` against `imp`. `seq` numbers the case within the run.
-pub fn run_case(case: &Case, imp: &mut dyn Implementation, opts: &RunOptions, seq: u64) -> CaseOutcome {
+pub fn run_case(
+    case: &Case,
+    imp: &mut dyn Implementation,
+    opts: &RunOptions,
+    seq: u64,
+) -> CaseOutcome {
     let started = Instant::now();
     let missing: Vec<Feature> = case
         .requires
@@ -168,7 +183,10 @@ pub fn run_case(case: &Case, imp: &mut dyn Implementation, opts: &RunOptions, se
     } else {
         match run_steps(case, imp, opts, seq) {
             Ok(status) => status,
-            Err(StepError::Fixture(message)) => Status::Error { message, broken: false },
+            Err(StepError::Fixture(message)) => Status::Error {
+                message,
+                broken: false,
+            },
             Err(StepError::Impl(e)) => {
                 let broken = matches!(e, ImplError::Broken(_));
                 let mut message = e.to_string();
@@ -192,7 +210,12 @@ enum StepError {
     Impl(ImplError),
 }
 
-fn run_steps(case: &Case, imp: &mut dyn Implementation, opts: &RunOptions, seq: u64) -> Result<Status, StepError> {
+fn run_steps(
+    case: &Case,
+    imp: &mut dyn Implementation,
+    opts: &RunOptions,
+    seq: u64,
+) -> Result<Status, StepError> {
     let tmp = tempfile::Builder::new()
         .prefix("skillspec-")
         .tempdir()
@@ -209,7 +232,13 @@ fn run_steps(case: &Case, imp: &mut dyn Implementation, opts: &RunOptions, seq: 
     result
 }
 
-fn drive(case: &Case, imp: &mut dyn Implementation, opts: &RunOptions, seq: u64, root: &Path) -> Result<Status, StepError> {
+fn drive(
+    case: &Case,
+    imp: &mut dyn Implementation,
+    opts: &RunOptions,
+    seq: u64,
+    root: &Path,
+) -> Result<Status, StepError> {
     fixture::materialize(root, &case.tree, &opts.fixtures).map_err(StepError::Fixture)?;
     let config = wire_config(case, root, &opts.python).map_err(StepError::Fixture)?;
     imp.start_case(seq, &case.id, &root.to_string_lossy(), &config)
@@ -224,7 +253,9 @@ fn drive(case: &Case, imp: &mut dyn Implementation, opts: &RunOptions, seq: u64,
                     mismatches.extend(check_outcome(expect, &outcome));
                 }
             }
-            Action::Write(tree) => fixture::materialize(root, tree, &opts.fixtures).map_err(StepError::Fixture)?,
+            Action::Write(tree) => {
+                fixture::materialize(root, tree, &opts.fixtures).map_err(StepError::Fixture)?
+            }
             Action::Remove(paths) => fixture::remove(root, paths).map_err(StepError::Fixture)?,
             Action::Wait(ms) => std::thread::sleep(Duration::from_millis(*ms)),
         }

@@ -58,7 +58,10 @@ pub struct GuideExpect {
 
 impl GuideExpect {
     pub fn is_empty(&self) -> bool {
-        self.format.is_none() && self.name.is_none() && self.description.is_none() && self.body.is_none()
+        self.format.is_none()
+            && self.name.is_none()
+            && self.description.is_none()
+            && self.body.is_none()
     }
 }
 
@@ -122,7 +125,9 @@ impl<'de> Deserialize<'de> for ErrorExpect {
                     _ => return Err(D::Error::custom("`error` needs a string `code`")),
                 };
                 if m.contains_key("message") {
-                    return Err(D::Error::custom("`message` is free text and is never compared; check codes and fields"));
+                    return Err(D::Error::custom(
+                        "`message` is free text and is never compared; check codes and fields",
+                    ));
                 }
                 let mut fields = BTreeMap::new();
                 for (k, v) in m {
@@ -130,7 +135,9 @@ impl<'de> Deserialize<'de> for ErrorExpect {
                 }
                 Ok(ErrorExpect { code, fields })
             }
-            other => Err(D::Error::custom(format!("`error` must be a code or a mapping, got {other}"))),
+            other => Err(D::Error::custom(format!(
+                "`error` must be a code or a mapping, got {other}"
+            ))),
         }
     }
 }
@@ -157,7 +164,7 @@ pub enum Matcher {
     /// Equal to this JSON value.
     Exact(Value),
     /// Every listed operation holds.
-    Ops(MatchOps),
+    Ops(Box<MatchOps>),
 }
 
 /// The operations of a matcher mapping, e.g. `{contains: "x", length: 3}`.
@@ -200,14 +207,26 @@ impl OneOrMany {
     }
 }
 
-const OP_KEYS: [&str; 7] = ["equals", "contains", "not_contains", "starts_with", "ends_with", "length", "present"];
+const OP_KEYS: [&str; 7] = [
+    "equals",
+    "contains",
+    "not_contains",
+    "starts_with",
+    "ends_with",
+    "length",
+    "present",
+];
 
 impl Matcher {
     /// A mapping whose keys are all matcher operations is a matcher; anything else is an exact value.
     pub fn from_value(v: Value) -> Result<Matcher, String> {
         match &v {
-            Value::Object(m) if !m.is_empty() && m.keys().all(|k| OP_KEYS.contains(&k.as_str())) => {
-                serde_json::from_value(v).map(Matcher::Ops).map_err(|e| e.to_string())
+            Value::Object(m)
+                if !m.is_empty() && m.keys().all(|k| OP_KEYS.contains(&k.as_str())) =>
+            {
+                serde_json::from_value(v)
+                    .map(Matcher::Ops)
+                    .map_err(|e| e.to_string())
             }
             _ => Ok(Matcher::Exact(v)),
         }
@@ -223,11 +242,19 @@ impl Matcher {
             Matcher::Ops(ops) => {
                 if let Some(present) = ops.present {
                     if actual.is_some() != present {
-                        return Err(if present { "present".into() } else { "absent".into() });
+                        return Err(if present {
+                            "present".into()
+                        } else {
+                            "absent".into()
+                        });
                     }
                 }
                 let Some(a) = actual else {
-                    return if ops.present == Some(false) { Ok(()) } else { Err("present".into()) };
+                    return if ops.present == Some(false) {
+                        Ok(())
+                    } else {
+                        Err("present".into())
+                    };
                 };
                 if let Some(want) = &ops.equals {
                     if a != want {
@@ -306,7 +333,11 @@ pub struct Mismatch {
     pub actual: String,
 }
 
-fn mismatch(what: impl Into<String>, expected: impl Into<String>, actual: impl Into<String>) -> Mismatch {
+fn mismatch(
+    what: impl Into<String>,
+    expected: impl Into<String>,
+    actual: impl Into<String>,
+) -> Mismatch {
     Mismatch {
         what: what.into(),
         expected: expected.into(),
@@ -321,7 +352,11 @@ pub fn check_outcome(expect: &OutcomeExpect, actual: &StepOutcome) -> Vec<Mismat
         (OutcomeExpect::Tools(e), StepOutcome::Tools(a)) => check_tools(e, a),
         (OutcomeExpect::Prompt(e), StepOutcome::Prompt(a)) => check_prompt(e, a),
         (OutcomeExpect::Call(e), StepOutcome::Call(a)) => check_call(e, a),
-        (_, other) => vec![mismatch("result kind", "the result of this step's operation", format!("{other:?}"))],
+        (_, other) => vec![mismatch(
+            "result kind",
+            "the result of this step's operation",
+            format!("{other:?}"),
+        )],
     }
 }
 
@@ -330,7 +365,11 @@ fn check_discover(e: &DiscoverExpect, a: &DiscoverResult) -> Vec<Mismatch> {
     let ids: Vec<&str> = a.loaded.iter().map(|g| g.id.as_str()).collect();
     if let Some(want) = &e.loaded {
         if ids != want.iter().map(String::as_str).collect::<Vec<_>>() {
-            out.push(mismatch("loaded ids, in order", show(&Value::from(want.clone())), show(&serde_json::json!(ids))));
+            out.push(mismatch(
+                "loaded ids, in order",
+                show(&Value::from(want.clone())),
+                show(&serde_json::json!(ids)),
+            ));
         }
     }
     for (id, g) in &e.guides {
@@ -348,20 +387,40 @@ fn check_discover(e: &DiscoverExpect, a: &DiscoverResult) -> Vec<Mismatch> {
             if let Some(m) = matcher {
                 let v = value.clone().map(Value::from);
                 if let Err(want) = m.check(v.as_ref()) {
-                    out.push(mismatch(format!("guide `{id}` {field}"), want, v.map_or("(missing)".into(), |v| show(&v))));
+                    out.push(mismatch(
+                        format!("guide `{id}` {field}"),
+                        want,
+                        v.map_or("(missing)".into(), |v| show(&v)),
+                    ));
                 }
             }
         }
     }
     if let Some(want) = &e.skipped {
         match &a.skipped {
-            None => out.push(mismatch("skipped paths", "a skip report", "none (the implementation reports no `skipped`)")),
+            None => out.push(mismatch(
+                "skipped paths",
+                "a skip report",
+                "none (the implementation reports no `skipped`)",
+            )),
             Some(skipped) => {
                 for (path, reason) in want {
-                    let got: Vec<&str> = skipped.iter().filter(|s| &s.path == path).map(|s| s.reason.as_str()).collect();
+                    let got: Vec<&str> = skipped
+                        .iter()
+                        .filter(|s| &s.path == path)
+                        .map(|s| s.reason.as_str())
+                        .collect();
                     if !got.contains(&reason.as_str()) {
-                        let actual = if got.is_empty() { "not reported".to_owned() } else { got.join(", ") };
-                        out.push(mismatch(format!("skip reason of `{path}`"), reason.clone(), actual));
+                        let actual = if got.is_empty() {
+                            "not reported".to_owned()
+                        } else {
+                            got.join(", ")
+                        };
+                        out.push(mismatch(
+                            format!("skip reason of `{path}`"),
+                            reason.clone(),
+                            actual,
+                        ));
                     }
                 }
             }
@@ -378,7 +437,11 @@ fn check_tools(e: &ToolsExpect, a: &ToolsResult) -> Vec<Mismatch> {
         let mut want = want.clone();
         want.sort();
         if want != actual {
-            out.push(mismatch("offered tools", show(&Value::from(want)), show(&Value::from(actual.clone()))));
+            out.push(mismatch(
+                "offered tools",
+                show(&Value::from(want)),
+                show(&Value::from(actual.clone())),
+            ));
         }
     }
     for t in &e.not_offered {
@@ -393,21 +456,37 @@ fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> {
     let mut out = Vec::new();
     for c in &e.contains {
         if !a.text.contains(c.as_str()) {
-            out.push(mismatch("prompt", format!("containing {}", show(&Value::from(c.clone()))), show(&Value::from(a.text.clone()))));
+            out.push(mismatch(
+                "prompt",
+                format!("containing {}", show(&Value::from(c.clone()))),
+                show(&Value::from(a.text.clone())),
+            ));
         }
     }
     for c in &e.not_contains {
         if a.text.contains(c.as_str()) {
-            out.push(mismatch("prompt", format!("not containing {}", show(&Value::from(c.clone()))), show(&Value::from(a.text.clone()))));
+            out.push(mismatch(
+                "prompt",
+                format!("not containing {}", show(&Value::from(c.clone()))),
+                show(&Value::from(a.text.clone())),
+            ));
         }
     }
     if let Some(same) = e.same_as_baseline {
         if (a.text == a.baseline) != same {
-            let expected = if same { "byte-identical to the baseline prompt" } else { "different from the baseline prompt" };
+            let expected = if same {
+                "byte-identical to the baseline prompt"
+            } else {
+                "different from the baseline prompt"
+            };
             out.push(mismatch(
                 "prompt against baseline",
                 expected,
-                format!("text {} / baseline {}", show(&Value::from(a.text.clone())), show(&Value::from(a.baseline.clone()))),
+                format!(
+                    "text {} / baseline {}",
+                    show(&Value::from(a.text.clone())),
+                    show(&Value::from(a.baseline.clone()))
+                ),
             ));
         }
     }
@@ -417,31 +496,72 @@ fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> {
 fn check_call(e: &CallExpect, a: &CallResult) -> Vec<Mismatch> {
     let mut out = Vec::new();
     match (e, a) {
-        (CallExpect { ok: Some(fields), .. }, CallResult::Ok { value, .. }) => {
+        (
+            CallExpect {
+                ok: Some(fields), ..
+            },
+            CallResult::Ok { value, .. },
+        ) => {
             for (k, m) in fields {
                 if let Err(want) = m.check(value.get(k)) {
-                    out.push(mismatch(format!("result field `{k}`"), want, value.get(k).map_or("(missing)".into(), show)));
+                    out.push(mismatch(
+                        format!("result field `{k}`"),
+                        want,
+                        value.get(k).map_or("(missing)".into(), show),
+                    ));
                 }
             }
         }
         (CallExpect { ok: Some(_), .. }, CallResult::Err { error, .. }) => {
-            out.push(mismatch("call outcome", "success", format!("error {}", show(&Value::Object(error.clone())))));
+            out.push(mismatch(
+                "call outcome",
+                "success",
+                format!("error {}", show(&Value::Object(error.clone()))),
+            ));
         }
-        (CallExpect { error: Some(want), .. }, CallResult::Err { error, .. }) => {
+        (
+            CallExpect {
+                error: Some(want), ..
+            },
+            CallResult::Err { error, .. },
+        ) => {
             let code = error.get("code").and_then(Value::as_str).unwrap_or("");
             if code != want.code {
-                out.push(mismatch("error code", want.code.clone(), format!("{code} ({})", show(&Value::Object(error.clone())))));
+                out.push(mismatch(
+                    "error code",
+                    want.code.clone(),
+                    format!("{code} ({})", show(&Value::Object(error.clone()))),
+                ));
             }
             for (k, m) in &want.fields {
                 if let Err(w) = m.check(error.get(k)) {
-                    out.push(mismatch(format!("error field `{k}`"), w, error.get(k).map_or("(missing)".into(), show)));
+                    out.push(mismatch(
+                        format!("error field `{k}`"),
+                        w,
+                        error.get(k).map_or("(missing)".into(), show),
+                    ));
                 }
             }
         }
-        (CallExpect { error: Some(want), .. }, CallResult::Ok { value, .. }) => {
-            out.push(mismatch("call outcome", format!("error {}", want.code), format!("success {}", show(&Value::Object(value.clone())))));
+        (
+            CallExpect {
+                error: Some(want), ..
+            },
+            CallResult::Ok { value, .. },
+        ) => {
+            out.push(mismatch(
+                "call outcome",
+                format!("error {}", want.code),
+                format!("success {}", show(&Value::Object(value.clone()))),
+            ));
         }
-        (CallExpect { ok: None, error: None }, _) => {}
+        (
+            CallExpect {
+                ok: None,
+                error: None,
+            },
+            _,
+        ) => {}
     }
     out
 }

@@ -104,8 +104,13 @@ pub fn parse_raw_path(text: &str) -> Result<Vec<u8>, String> {
     if bytes.is_empty() || bytes.starts_with(b"/") {
         return Err(format!("path `{text}` must be relative and non-empty"));
     }
-    if bytes.split(|b| *b == b'/').any(|seg| seg.is_empty() || seg == b"." || seg == b"..") {
-        return Err(format!("path `{text}` must not have empty, `.` or `..` segments"));
+    if bytes
+        .split(|b| *b == b'/')
+        .any(|seg| seg.is_empty() || seg == b"." || seg == b"..")
+    {
+        return Err(format!(
+            "path `{text}` must not have empty, `.` or `..` segments"
+        ));
     }
     Ok(bytes)
 }
@@ -123,8 +128,11 @@ pub fn unescape(text: &str) -> Result<Vec<u8>, String> {
                     i += 2;
                 }
                 Some(b'x') => {
-                    let hex = text.get(i + 2..i + 4).ok_or_else(|| format!("`{text}`: `\\x` needs two hex digits"))?;
-                    let b = u8::from_str_radix(hex, 16).map_err(|_| format!("`{text}`: `\\x{hex}` is not hex"))?;
+                    let hex = text
+                        .get(i + 2..i + 4)
+                        .ok_or_else(|| format!("`{text}`: `\\x` needs two hex digits"))?;
+                    let b = u8::from_str_radix(hex, 16)
+                        .map_err(|_| format!("`{text}`: `\\x{hex}` is not hex"))?;
                     out.push(b);
                     i += 4;
                 }
@@ -162,11 +170,15 @@ impl Tree {
                     replace: false,
                 },
                 Value::Object(_) => {
-                    let raw: RawEntry =
-                        serde_json::from_value(value.clone()).map_err(|e| format!("entry `{key}`: {e}"))?;
+                    let raw: RawEntry = serde_json::from_value(value.clone())
+                        .map_err(|e| format!("entry `{key}`: {e}"))?;
                     entry_from_raw(path, raw).map_err(|e| format!("entry `{key}`: {e}"))?
                 }
-                other => return Err(format!("entry `{key}` must be text or a mapping, got {other}")),
+                other => {
+                    return Err(format!(
+                        "entry `{key}` must be text or a mapping, got {other}"
+                    ))
+                }
             };
             entries.push(entry);
         }
@@ -175,10 +187,13 @@ impl Tree {
 
     /// The text of a tree file given inline, if any (used to show cases).
     pub fn file_bytes(&self, path: &[u8]) -> Option<&[u8]> {
-        self.entries.iter().find(|e| e.path == path).and_then(|e| match &e.kind {
-            EntryKind::File(b) => Some(b.as_slice()),
-            _ => None,
-        })
+        self.entries
+            .iter()
+            .find(|e| e.path == path)
+            .and_then(|e| match &e.kind {
+                EntryKind::File(b) => Some(b.as_slice()),
+                _ => None,
+            })
     }
 }
 
@@ -201,7 +216,9 @@ fn entry_from_raw(path: Vec<u8>, raw: RawEntry) -> Result<Entry, String> {
             kinds.push(EntryKind::Sparse { size });
         } else {
             if size > 64 * 1024 * 1024 {
-                return Err("a filled file is at most 64 MiB; use `sparse: true` for larger ones".into());
+                return Err(
+                    "a filled file is at most 64 MiB; use `sparse: true` for larger ones".into(),
+                );
             }
             let fill = match raw.fill.as_deref() {
                 None => b'a',
@@ -227,7 +244,9 @@ fn entry_from_raw(path: Vec<u8>, raw: RawEntry) -> Result<Entry, String> {
     }
     if let Some(c) = raw.copy {
         if c.starts_with('/') || c.split('/').any(|s| s == "..") {
-            return Err(format!("`copy: {c}` must be a path inside the fixtures directory"));
+            return Err(format!(
+                "`copy: {c}` must be a path inside the fixtures directory"
+            ));
         }
         kinds.push(EntryKind::Copy(c));
     }
@@ -235,7 +254,13 @@ fn entry_from_raw(path: Vec<u8>, raw: RawEntry) -> Result<Entry, String> {
         kinds.push(EntryKind::Hardlink(parse_raw_path(&h)?));
     }
     if let Some(d) = raw.deep {
-        if d.levels == 0 || d.levels > 100_000 || d.name.is_empty() || d.name.contains('/') || d.name == ".." || d.name == "." {
+        if d.levels == 0
+            || d.levels > 100_000
+            || d.name.is_empty()
+            || d.name.contains('/')
+            || d.name == ".."
+            || d.name == "."
+        {
             return Err("`deep` needs 1..=100000 `levels` and a plain directory `name`".into());
         }
         kinds.push(EntryKind::Deep {
@@ -263,19 +288,34 @@ fn os(bytes: &[u8]) -> &OsStr {
 
 /// Builds `tree` below `root` (which exists). `fixtures` is where `copy` sources live.
 pub fn materialize(root: &Path, tree: &Tree, fixtures: &Path) -> Result<(), String> {
-    let (links, others): (Vec<&Entry>, Vec<&Entry>) =
-        tree.entries.iter().partition(|e| matches!(e.kind, EntryKind::Hardlink(_)));
+    let (links, others): (Vec<&Entry>, Vec<&Entry>) = tree
+        .entries
+        .iter()
+        .partition(|e| matches!(e.kind, EntryKind::Hardlink(_)));
     for entry in others.into_iter().chain(links) {
-        create(root, entry, fixtures).map_err(|e| format!("cannot create `{}`: {e}", String::from_utf8_lossy(&entry.path)))?;
+        create(root, entry, fixtures).map_err(|e| {
+            format!(
+                "cannot create `{}`: {e}",
+                String::from_utf8_lossy(&entry.path)
+            )
+        })?;
     }
     // Permission bits last, deepest first, so that a read-only directory does not stop its
     // children from being created.
     let mut with_mode: Vec<&Entry> = tree.entries.iter().filter(|e| e.mode.is_some()).collect();
-    with_mode.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
+    with_mode.sort_by_key(|e| std::cmp::Reverse(e.path.len()));
     for e in with_mode {
         if let Some(mode) = e.mode {
-            std::fs::set_permissions(root.join(os(&e.path)), std::fs::Permissions::from_mode(mode))
-                .map_err(|err| format!("cannot set the mode of `{}`: {err}", String::from_utf8_lossy(&e.path)))?;
+            std::fs::set_permissions(
+                root.join(os(&e.path)),
+                std::fs::Permissions::from_mode(mode),
+            )
+            .map_err(|err| {
+                format!(
+                    "cannot set the mode of `{}`: {err}",
+                    String::from_utf8_lossy(&e.path)
+                )
+            })?;
         }
     }
     Ok(())
@@ -316,7 +356,13 @@ fn create(root: &Path, entry: &Entry, fixtures: &Path) -> std::io::Result<()> {
         }
         EntryKind::Fifo => {
             remove_existing(&path)?;
-            rustix::fs::mknodat(rustix::fs::CWD, &path, rustix::fs::FileType::Fifo, rustix::fs::Mode::from_raw_mode(0o644), 0)?;
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &path,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o644),
+                0,
+            )?;
             Ok(())
         }
         EntryKind::Socket => {
@@ -326,7 +372,10 @@ fn create(root: &Path, entry: &Entry, fixtures: &Path) -> std::io::Result<()> {
         }
         EntryKind::Copy(src) => {
             let bytes = std::fs::read(fixtures.join(src)).map_err(|e| {
-                std::io::Error::new(e.kind(), format!("fixture `{}`: {e}", fixtures.join(src).display()))
+                std::io::Error::new(
+                    e.kind(),
+                    format!("fixture `{}`: {e}", fixtures.join(src).display()),
+                )
             })?;
             write_file(&path, &bytes, entry.replace, existing.is_some())
         }
@@ -338,10 +387,25 @@ fn create(root: &Path, entry: &Entry, fixtures: &Path) -> std::io::Result<()> {
             std::fs::create_dir_all(&path)?;
             // Built one level at a time relative to a directory descriptor: the full path of
             // a 10,000-level chain is far beyond PATH_MAX.
-            let mut dir = rustix::fs::open(&path, rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC, rustix::fs::Mode::empty())?;
+            let mut dir = rustix::fs::open(
+                &path,
+                rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )?;
             for _ in 0..*levels {
-                rustix::fs::mkdirat(dir.as_fd(), name.as_str(), rustix::fs::Mode::from_raw_mode(0o755))?;
-                dir = rustix::fs::openat(dir.as_fd(), name.as_str(), rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC, rustix::fs::Mode::empty())?;
+                rustix::fs::mkdirat(
+                    dir.as_fd(),
+                    name.as_str(),
+                    rustix::fs::Mode::from_raw_mode(0o755),
+                )?;
+                dir = rustix::fs::openat(
+                    dir.as_fd(),
+                    name.as_str(),
+                    rustix::fs::OFlags::DIRECTORY
+                        | rustix::fs::OFlags::NOFOLLOW
+                        | rustix::fs::OFlags::CLOEXEC,
+                    rustix::fs::Mode::empty(),
+                )?;
             }
             Ok(())
         }
@@ -362,7 +426,11 @@ fn write_file(path: &Path, bytes: &[u8], replace: bool, exists: bool) -> std::io
         if exists && std::fs::symlink_metadata(path)?.file_type().is_symlink() {
             std::fs::remove_file(path)?;
         }
-        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(path)?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
         f.write_all(bytes)
     }
 }
@@ -406,15 +474,21 @@ pub fn remove_deep_chains(root: &Path, tree: &Tree) {
     use rustix::fs::{openat, unlinkat, AtFlags, Mode, OFlags};
     let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     for e in &tree.entries {
-        let EntryKind::Deep { name, .. } = &e.kind else { continue };
-        let Ok(mut dir) = rustix::fs::open(root.join(os(&e.path)), flags, Mode::empty()) else { continue };
+        let EntryKind::Deep { name, .. } = &e.kind else {
+            continue;
+        };
+        let Ok(mut dir) = rustix::fs::open(root.join(os(&e.path)), flags, Mode::empty()) else {
+            continue;
+        };
         let mut depth = 0usize;
         while let Ok(next) = openat(dir.as_fd(), name.as_str(), flags, Mode::empty()) {
             dir = next;
             depth += 1;
         }
         while depth > 0 {
-            let Ok(parent) = openat(dir.as_fd(), "..", flags, Mode::empty()) else { break };
+            let Ok(parent) = openat(dir.as_fd(), "..", flags, Mode::empty()) else {
+                break;
+            };
             if unlinkat(parent.as_fd(), name.as_str(), AtFlags::REMOVEDIR).is_err() {
                 break;
             }

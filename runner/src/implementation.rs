@@ -27,7 +27,13 @@ pub trait Implementation {
     /// Name, version and declared features.
     fn info(&self) -> &ImplInfo;
     /// Starts a fresh runtime for one case, configured with `config`, over the tree at `root`.
-    fn start_case(&mut self, seq: u64, case_id: &str, root: &str, config: &WireConfig) -> Result<(), ImplError>;
+    fn start_case(
+        &mut self,
+        seq: u64,
+        case_id: &str,
+        root: &str,
+        config: &WireConfig,
+    ) -> Result<(), ImplError>;
     /// Performs one step of the current case.
     fn step(&mut self, index: usize, step: &WireStep) -> Result<StepOutcome, ImplError>;
     /// Ends the current case and discards its runtime.

@@ -24,7 +24,11 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_BROKEN: u8 = 3;
 
 #[derive(Parser)]
-#[command(name = "skillspec", version, about = "Conformance suite and reference runtime for SKILL.md skill runtimes")]
+#[command(
+    name = "skillspec",
+    version,
+    about = "Conformance suite and reference runtime for SKILL.md skill runtimes"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -135,15 +139,22 @@ fn local_or(name: &str, compiled: PathBuf) -> PathBuf {
 }
 
 fn load_suite(cases: Option<PathBuf>) -> Result<Suite, ExitCode> {
-    let dir = cases.unwrap_or_else(|| local_or("spec-cases", skillspec_runner::default_cases_dir()));
+    let dir =
+        cases.unwrap_or_else(|| local_or("spec-cases", skillspec_runner::default_cases_dir()));
     if !dir.is_dir() {
-        return Err(usage_error(format!("the cases directory {} does not exist", dir.display())));
+        return Err(usage_error(format!(
+            "the cases directory {} does not exist",
+            dir.display()
+        )));
     }
     case::load_dir(&dir).map_err(|errors| {
         for e in &errors {
             eprintln!("{e}");
         }
-        eprintln!("skillspec: {} error(s) in case files; nothing was run", errors.len());
+        eprintln!(
+            "skillspec: {} error(s) in case files; nothing was run",
+            errors.len()
+        );
         ExitCode::from(EXIT_USAGE)
     })
 }
@@ -244,7 +255,10 @@ fn run(args: RunArgs) -> ExitCode {
     if let Some(dir) = &args.report {
         match report::write(&run_report, dir) {
             Ok(()) => println!("report written to {}", dir.display()),
-            Err(e) => eprintln!("skillspec: cannot write the report to {}: {e}", dir.display()),
+            Err(e) => eprintln!(
+                "skillspec: cannot write the report to {}: {e}",
+                dir.display()
+            ),
         }
     }
     let totals = run_report.totals();
@@ -302,7 +316,11 @@ fn show_case(cases: Option<PathBuf>, id: &str) -> ExitCode {
                 .map(|c| c.id.as_str())
                 .take(10)
                 .collect();
-            let hint = if close.is_empty() { String::new() } else { format!(" (did you mean: {})", close.join(", ")) };
+            let hint = if close.is_empty() {
+                String::new()
+            } else {
+                format!(" (did you mean: {})", close.join(", "))
+            };
             usage_error(format!("no case has the id `{id}`{hint}"))
         }
     }
@@ -322,9 +340,17 @@ fn check_tree(root: &Path, json: bool) -> ExitCode {
         });
         println!("{value}");
     } else {
-        println!("loaded {} guide(s) from {}:", d.loaded.len(), root.display());
+        println!(
+            "loaded {} guide(s) from {}:",
+            d.loaded.len(),
+            root.display()
+        );
         for g in &d.loaded {
-            let format = if g.format == skillspec_reference::GuideFormat::Legacy { "legacy" } else { "portable" };
+            let format = if g.format == skillspec_reference::GuideFormat::Legacy {
+                "legacy"
+            } else {
+                "portable"
+            };
             println!("  {:<24} {:<9} {}  ({})", g.id, format, g.name, g.path);
         }
         if !d.skipped.is_empty() {

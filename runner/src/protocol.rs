@@ -172,8 +172,14 @@ pub struct PromptResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum CallResult {
-    Ok { ok: OkTrue, value: serde_json::Map<String, Value> },
-    Err { ok: OkFalse, error: serde_json::Map<String, Value> },
+    Ok {
+        ok: OkTrue,
+        value: serde_json::Map<String, Value>,
+    },
+    Err {
+        ok: OkFalse,
+        error: serde_json::Map<String, Value>,
+    },
 }
 
 /// The literal `true`.
@@ -194,7 +200,10 @@ macro_rules! literal_bool {
                 if bool::deserialize(d)? == $value {
                     Ok(())
                 } else {
-                    Err(serde::de::Error::custom(concat!("expected ", stringify!($value))))
+                    Err(serde::de::Error::custom(concat!(
+                        "expected ",
+                        stringify!($value)
+                    )))
                 }
             }
         }
@@ -217,18 +226,27 @@ impl StepOutcome {
     /// Parses the untyped `result` of a `step_result` for the operation that was sent.
     pub fn from_wire(step: &WireStep, result: Value) -> Result<StepOutcome, String> {
         let what = step.op_name();
-        let parse_err = |e: serde_json::Error| format!("result of `{what}` does not match the protocol: {e}");
+        let parse_err =
+            |e: serde_json::Error| format!("result of `{what}` does not match the protocol: {e}");
         Ok(match step {
-            WireStep::Discover => StepOutcome::Discover(serde_json::from_value(result).map_err(parse_err)?),
-            WireStep::Tools => StepOutcome::Tools(serde_json::from_value(result).map_err(parse_err)?),
-            WireStep::Prompt => StepOutcome::Prompt(serde_json::from_value(result).map_err(parse_err)?),
+            WireStep::Discover => {
+                StepOutcome::Discover(serde_json::from_value(result).map_err(parse_err)?)
+            }
+            WireStep::Tools => {
+                StepOutcome::Tools(serde_json::from_value(result).map_err(parse_err)?)
+            }
+            WireStep::Prompt => {
+                StepOutcome::Prompt(serde_json::from_value(result).map_err(parse_err)?)
+            }
             WireStep::Call { .. } => {
                 let call: CallResult = serde_json::from_value(result.clone()).map_err(|_| {
                     format!("result of `call` must be {{\"ok\":true,\"value\":{{..}}}} or {{\"ok\":false,\"error\":{{\"code\":..}}}}, got {result}")
                 })?;
                 if let CallResult::Err { error, .. } = &call {
                     if !error.get("code").is_some_and(Value::is_string) {
-                        return Err(format!("error result of `call` has no string `code`: {result}"));
+                        return Err(format!(
+                            "error result of `call` has no string `code`: {result}"
+                        ));
                     }
                 }
                 StepOutcome::Call(call)

@@ -9,17 +9,25 @@ use std::process::Command;
 
 /// Resolves the interpreter: `explicit` when given, else the real executable behind `python3`.
 pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, String> {
-    let candidate = explicit.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("python3"));
+    let candidate = explicit
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("python3"));
     let out = Command::new(&candidate)
         .args(["-I", "-c", "import sys; sys.stdout.write(sys.executable)"])
         .output()
         .map_err(|e| format!("cannot run `{}`: {e}", candidate.display()))?;
     if !out.status.success() {
-        return Err(format!("`{}` failed to report its executable", candidate.display()));
+        return Err(format!(
+            "`{}` failed to report its executable",
+            candidate.display()
+        ));
     }
     let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     if path.as_os_str().is_empty() || !path.is_file() {
-        return Err(format!("`{}` reported no usable executable", candidate.display()));
+        return Err(format!(
+            "`{}` reported no usable executable",
+            candidate.display()
+        ));
     }
     Ok(path)
 }

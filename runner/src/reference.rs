@@ -7,12 +7,17 @@ use skillspec_reference::{Config, Runtime};
 use crate::features::Feature;
 use crate::implementation::{ImplError, Implementation};
 use crate::protocol::{
-    CallResult, DiscoverResult, ImplInfo, LoadedGuide, OkFalse, OkTrue, PromptResult, SkippedPath, StepOutcome, ToolsResult,
-    WireConfig, WireStep,
+    CallResult, DiscoverResult, ImplInfo, LoadedGuide, OkFalse, OkTrue, PromptResult, SkippedPath,
+    StepOutcome, ToolsResult, WireConfig, WireStep,
 };
 
 /// The features the reference implements.
-pub const REFERENCE_FEATURES: [Feature; 4] = [Feature::TradingGuard, Feature::ReplayGuard, Feature::TurnReuse, Feature::SkipReport];
+pub const REFERENCE_FEATURES: [Feature; 4] = [
+    Feature::TradingGuard,
+    Feature::ReplayGuard,
+    Feature::TurnReuse,
+    Feature::SkipReport,
+];
 
 /// The reference runtime, one fresh [`Runtime`] per case.
 pub struct Reference {
@@ -60,7 +65,13 @@ impl Implementation for Reference {
         &self.info
     }
 
-    fn start_case(&mut self, _seq: u64, _case_id: &str, _root: &str, config: &WireConfig) -> Result<(), ImplError> {
+    fn start_case(
+        &mut self,
+        _seq: u64,
+        _case_id: &str,
+        _root: &str,
+        config: &WireConfig,
+    ) -> Result<(), ImplError> {
         self.runtime = Some(Runtime::start(runtime_config(config)));
         Ok(())
     }
@@ -79,7 +90,12 @@ impl Implementation for Reference {
                         .iter()
                         .map(|g| LoadedGuide {
                             id: g.id.clone(),
-                            format: Some(serde_json::to_value(g.format).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()),
+                            format: Some(
+                                serde_json::to_value(g.format)
+                                    .ok()
+                                    .and_then(|v| v.as_str().map(str::to_owned))
+                                    .unwrap_or_default(),
+                            ),
                             name: Some(g.name.clone()),
                             description: Some(g.description.clone()),
                             body: Some(g.body.clone()),
@@ -97,14 +113,21 @@ impl Implementation for Reference {
                 })
             }
             WireStep::Tools => StepOutcome::Tools(ToolsResult {
-                offered: rt.offered_tools().iter().map(|t| t.as_str().to_owned()).collect(),
+                offered: rt
+                    .offered_tools()
+                    .iter()
+                    .map(|t| t.as_str().to_owned())
+                    .collect(),
             }),
             WireStep::Prompt => StepOutcome::Prompt(PromptResult {
                 text: rt.system_prompt(),
                 baseline: rt.baseline_prompt(),
             }),
             WireStep::Call { tool, args } => StepOutcome::Call(match rt.call(tool, args) {
-                Ok(value) => CallResult::Ok { ok: OkTrue(()), value },
+                Ok(value) => CallResult::Ok {
+                    ok: OkTrue(()),
+                    value,
+                },
                 Err(e) => CallResult::Err {
                     ok: OkFalse(()),
                     error: e.to_map(),

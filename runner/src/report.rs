@@ -97,7 +97,12 @@ pub fn describe(case: &Case, outcome: &CaseOutcome) -> String {
         }
         Status::Unsupported(missing) => {
             let names: Vec<&str> = missing.iter().map(|f| f.as_str()).collect();
-            let _ = writeln!(s, "UNSUPPORTED {}  ({loc}): needs {}", case.id, names.join(", "));
+            let _ = writeln!(
+                s,
+                "UNSUPPORTED {}  ({loc}): needs {}",
+                case.id,
+                names.join(", ")
+            );
         }
         Status::Error { message, .. } => {
             let _ = writeln!(s, "ERROR {}  ({loc})", case.id);
@@ -114,13 +119,29 @@ pub fn summary_text(report: &RunReport<'_>) -> String {
     let mut s = String::new();
     let info = &report.implementation;
     let _ = writeln!(s, "implementation: {} {}", info.name, info.version);
-    let _ = writeln!(s, "{:<14} {:>7} {:>7} {:>12} {:>8}", "area", "passed", "failed", "unsupported", "errored");
+    let _ = writeln!(
+        s,
+        "{:<14} {:>7} {:>7} {:>12} {:>8}",
+        "area", "passed", "failed", "unsupported", "errored"
+    );
     for (area, c) in report.by_area() {
-        let _ = writeln!(s, "{:<14} {:>7} {:>7} {:>12} {:>8}", area, c.passed, c.failed, c.unsupported, c.errored);
+        let _ = writeln!(
+            s,
+            "{:<14} {:>7} {:>7} {:>12} {:>8}",
+            area, c.passed, c.failed, c.unsupported, c.errored
+        );
     }
     let t = report.totals();
-    let _ = writeln!(s, "{:<14} {:>7} {:>7} {:>12} {:>8}", "total", t.passed, t.failed, t.unsupported, t.errored);
-    let verdict = if t.failed == 0 && t.errored == 0 { "ok" } else { "FAILED" };
+    let _ = writeln!(
+        s,
+        "{:<14} {:>7} {:>7} {:>12} {:>8}",
+        "total", t.passed, t.failed, t.unsupported, t.errored
+    );
+    let verdict = if t.failed == 0 && t.errored == 0 {
+        "ok"
+    } else {
+        "FAILED"
+    };
     let _ = writeln!(
         s,
         "result: {verdict}. {} passed; {} failed; {} unsupported; {} errored; {} cases",
@@ -136,7 +157,11 @@ pub fn summary_text(report: &RunReport<'_>) -> String {
 /// The JSON report.
 pub fn to_json(report: &RunReport<'_>) -> Value {
     let counts = |c: &Counts| json!({"passed": c.passed, "failed": c.failed, "unsupported": c.unsupported, "errored": c.errored, "total": c.total()});
-    let areas: serde_json::Map<String, Value> = report.by_area().iter().map(|(a, c)| (a.clone(), counts(c))).collect();
+    let areas: serde_json::Map<String, Value> = report
+        .by_area()
+        .iter()
+        .map(|(a, c)| (a.clone(), counts(c)))
+        .collect();
     let cases: Vec<Value> = report
         .results
         .iter()
@@ -158,7 +183,9 @@ pub fn to_json(report: &RunReport<'_>) -> Value {
                     v["mismatches"] = f
                         .mismatches
                         .iter()
-                        .map(|m| json!({"what": m.what, "expected": m.expected, "actual": m.actual}))
+                        .map(
+                            |m| json!({"what": m.what, "expected": m.expected, "actual": m.actual}),
+                        )
                         .collect();
                 }
                 Status::Unsupported(missing) => v["missing_features"] = json!(missing),
@@ -188,7 +215,10 @@ pub fn write(report: &RunReport<'_>, dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let json = serde_json::to_string_pretty(&to_json(report)).map_err(std::io::Error::other)?;
     std::fs::write(dir.join("report.json"), json + "\n")?;
-    std::fs::write(dir.join("junit.xml"), junit(report).map_err(std::io::Error::other)?)?;
+    std::fs::write(
+        dir.join("junit.xml"),
+        junit(report).map_err(std::io::Error::other)?,
+    )?;
     Ok(())
 }
 

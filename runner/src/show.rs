@@ -13,16 +13,26 @@ fn matcher(m: &Matcher) -> String {
         Matcher::Ops(ops) => {
             let mut parts = Vec::new();
             if let Some(p) = ops.present {
-                parts.push(if p { "is present".to_owned() } else { "is absent".to_owned() });
+                parts.push(if p {
+                    "is present".to_owned()
+                } else {
+                    "is absent".to_owned()
+                });
             }
             if let Some(v) = &ops.equals {
                 parts.push(format!("equals {}", crate::expect::show(v)));
             }
             if let Some(c) = &ops.contains {
-                parts.push(format!("contains {}", crate::expect::show(&serde_json::to_value(c).unwrap_or_default())));
+                parts.push(format!(
+                    "contains {}",
+                    crate::expect::show(&serde_json::to_value(c).unwrap_or_default())
+                ));
             }
             if let Some(c) = &ops.not_contains {
-                parts.push(format!("does not contain {}", crate::expect::show(&serde_json::to_value(c).unwrap_or_default())));
+                parts.push(format!(
+                    "does not contain {}",
+                    crate::expect::show(&serde_json::to_value(c).unwrap_or_default())
+                ));
             }
             if let Some(s) = &ops.starts_with {
                 parts.push(format!("starts with {s:?}"));
@@ -54,7 +64,9 @@ fn entry(kind: &EntryKind) -> String {
             }
             _ => format!("file of {} bytes (binary or long)", b.len()),
         },
-        EntryKind::Sized { size, fill } => format!("file of {size} bytes, each {:?}", *fill as char),
+        EntryKind::Sized { size, fill } => {
+            format!("file of {size} bytes, each {:?}", *fill as char)
+        }
         EntryKind::Sparse { size } => format!("sparse file of {size} bytes"),
         EntryKind::Dir => "empty directory".into(),
         EntryKind::Symlink(t) => format!("symlink -> {}", path(t)),
@@ -62,7 +74,9 @@ fn entry(kind: &EntryKind) -> String {
         EntryKind::Socket => "Unix socket".into(),
         EntryKind::Copy(src) => format!("copy of fixtures/{src}"),
         EntryKind::Hardlink(t) => format!("hard link to {}", path(t)),
-        EntryKind::Deep { levels, name } => format!("chain of {levels} nested directories named {name:?}"),
+        EntryKind::Deep { levels, name } => {
+            format!("chain of {levels} nested directories named {name:?}")
+        }
     }
 }
 
@@ -87,7 +101,13 @@ pub fn render(case: &Case) -> String {
     }
     let c = &case.config;
     let _ = writeln!(s, "\nand a runtime configured with:");
-    let _ = writeln!(s, "    skills root: {}", c.skills_root.as_deref().unwrap_or("(unset: the feature is off)"));
+    let _ = writeln!(
+        s,
+        "    skills root: {}",
+        c.skills_root
+            .as_deref()
+            .unwrap_or("(unset: the feature is off)")
+    );
     match &c.script_allowlist {
         None => {
             let _ = writeln!(s, "    script allowlist: (unset)");
@@ -102,7 +122,11 @@ pub fn render(case: &Case) -> String {
                     HashSource::Hex(h) => h.clone(),
                     HashSource::Of(p) => format!("the SHA-256 of {p}"),
                 };
-                let _ = writeln!(s, "      - skill {}, script {}, sha256 {hash}", e.skill, e.script);
+                let _ = writeln!(
+                    s,
+                    "      - skill {}, script {}, sha256 {hash}",
+                    e.skill, e.script
+                );
             }
         }
     }
@@ -125,15 +149,26 @@ pub fn render(case: &Case) -> String {
     for (i, step) in case.steps.iter().enumerate() {
         let what = match &step.action {
             Action::Implementation(WireStep::Discover) => "scan the skills root".to_owned(),
-            Action::Implementation(WireStep::Tools) => "list the tools offered to the model".to_owned(),
+            Action::Implementation(WireStep::Tools) => {
+                "list the tools offered to the model".to_owned()
+            }
             Action::Implementation(WireStep::Prompt) => "render the system prompt".to_owned(),
             Action::Implementation(WireStep::NewTurn) => "start a new turn".to_owned(),
-            Action::Implementation(WireStep::Call { tool, args }) => format!("call {tool} with {args}"),
+            Action::Implementation(WireStep::Call { tool, args }) => {
+                format!("call {tool} with {args}")
+            }
             Action::Write(tree) => {
-                let parts: Vec<String> = tree.entries.iter().map(|e| format!("{} ({})", path(&e.path), entry(&e.kind))).collect();
+                let parts: Vec<String> = tree
+                    .entries
+                    .iter()
+                    .map(|e| format!("{} ({})", path(&e.path), entry(&e.kind)))
+                    .collect();
                 format!("the runner writes {}", parts.join(", "))
             }
-            Action::Remove(paths) => format!("the runner removes {}", paths.iter().map(|p| path(p)).collect::<Vec<_>>().join(", ")),
+            Action::Remove(paths) => format!(
+                "the runner removes {}",
+                paths.iter().map(|p| path(p)).collect::<Vec<_>>().join(", ")
+            ),
             Action::Wait(ms) => format!("wait {ms} ms"),
         };
         let _ = writeln!(s, "  {}. (line {}) {what}", i + 1, step.line);
@@ -144,7 +179,12 @@ pub fn render(case: &Case) -> String {
                     let _ = writeln!(s, "     expect loaded, in this order: [{}]", l.join(", "));
                 }
                 for (id, g) in &d.guides {
-                    for (field, m) in [("format", &g.format), ("name", &g.name), ("description", &g.description), ("body", &g.body)] {
+                    for (field, m) in [
+                        ("format", &g.format),
+                        ("name", &g.name),
+                        ("description", &g.description),
+                        ("body", &g.body),
+                    ] {
                         if let Some(m) = m {
                             let _ = writeln!(s, "     expect guide {id}'s {field} {}", matcher(m));
                         }
@@ -156,7 +196,11 @@ pub fn render(case: &Case) -> String {
             }
             Some(OutcomeExpect::Tools(t)) => {
                 if let Some(o) = &t.offered {
-                    let _ = writeln!(s, "     expect exactly these tools offered: [{}]", o.join(", "));
+                    let _ = writeln!(
+                        s,
+                        "     expect exactly these tools offered: [{}]",
+                        o.join(", ")
+                    );
                 }
                 for n in &t.not_offered {
                     let _ = writeln!(s, "     expect {n} not offered");
@@ -174,7 +218,10 @@ pub fn render(case: &Case) -> String {
                         let _ = writeln!(s, "     expect the prompt byte-identical to the prompt without the feature");
                     }
                     Some(false) => {
-                        let _ = writeln!(s, "     expect the prompt to differ from the prompt without the feature");
+                        let _ = writeln!(
+                            s,
+                            "     expect the prompt to differ from the prompt without the feature"
+                        );
                     }
                     None => {}
                 }

@@ -1,0 +1,177 @@
+//! The `skillspec` program end to end: exit codes, adapter parity, failure reports, check-tree.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use skillspec_runner::fixture::{self, Tree};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_skillspec"))
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn skillspec(args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn summary(report_dir: &Path) -> serde_json::Value {
+    let report: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(report_dir.join("report.json")).expect("report written"),
+    )
+    .expect("report is JSON");
+    report["summary"].clone()
+}
+
+#[test]
+fn in_process_and_adapter_runs_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let direct = skillspec(&["run", "--report", a.to_str().unwrap()]);
+    assert_eq!(direct.status.code(), Some(0), "{}", text(&direct));
+    let adapter_cmd = format!("{} adapter", bin().display());
+    let via = skillspec(&[
+        "run",
+        "--adapter",
+        &adapter_cmd,
+        "--report",
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(via.status.code(), Some(0), "{}", text(&via));
+    let (sa, sb) = (summary(&a), summary(&b));
+    assert_eq!(sa, sb);
+    assert!(sa["passed"].as_u64().unwrap() > 100);
+    assert!(b.join("junit.xml").exists());
+}
+
+#[test]
+fn a_changed_expectation_fails_and_names_the_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    std::fs::create_dir_all(cases.join("discovery")).unwrap();
+    let original =
+        std::fs::read_to_string(repo().join("spec-cases/discovery/portable-basic.yaml")).unwrap();
+    let changed = original.replace("loaded: [weather]", "loaded: [weather, extra]");
+    assert_ne!(original, changed);
+    std::fs::write(cases.join("discovery/portable-basic.yaml"), &original).unwrap();
+    let ok = skillspec(&["run", "--cases", cases.to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    std::fs::write(cases.join("discovery/portable-basic.yaml"), &changed).unwrap();
+    let out = skillspec(&["run", "--cases", cases.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let t = text(&out);
+    assert!(t.contains("FAIL discovery.portable.loads"), "{t}");
+    assert!(t.contains("portable-basic.yaml:"), "{t}");
+    assert!(t.contains("expected:") && t.contains("actual:"), "{t}");
+}
+
+#[test]
+fn bad_case_files_exit_2_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bad.yaml"),
+        "id: x.y\nsummary: s.\nclauses: [no.such.clause]\nsteps:\n  - discover:\n    expect: {loaded: []}\n",
+    )
+    .unwrap();
+    let out = skillspec(&["run", "--cases", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let t = text(&out);
+    assert!(
+        t.contains("bad.yaml:3:") && t.contains("no.such.clause"),
+        "{t}"
+    );
+    let missing = skillspec(&["run", "--cases", "/nonexistent/dir"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let bad_flag = skillspec(&["run", "--no-such-flag"]);
+    assert_eq!(bad_flag.status.code(), Some(2));
+    let unknown = skillspec(&["show", "no.such.case"]);
+    assert_eq!(unknown.status.code(), Some(2));
+}
+
+#[test]
+fn a_broken_adapter_exits_3() {
+    let out = skillspec(&[
+        "run",
+        "--filter",
+        "discovery.portable.loads",
+        "--adapter",
+        "echo not-json",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let out = skillspec(&[
+        "run",
+        "--filter",
+        "discovery.portable.loads",
+        "--adapter",
+        "exit 0",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+}
+
+#[test]
+fn show_and_list_render_cases() {
+    let out = skillspec(&["show", "discovery.portable.loads"]);
+    assert_eq!(out.status.code(), Some(0));
+    let t = text(&out);
+    assert!(
+        t.contains("Given this tree") && t.contains("expect loaded, in this order: [weather]"),
+        "{t}"
+    );
+    let list = skillspec(&["list", "--json"]);
+    let cases: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert!(cases.as_array().unwrap().len() > 100);
+}
+
+#[test]
+fn check_tree_survives_a_hostile_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = r#"{
+        "ok/SKILL.md": "---\nname: ok\ndescription: fine\n---\nbody\n",
+        "loop": {"symlink": ".."},
+        "fifo/SKILL.md": {"fifo": true},
+        "sparse/SKILL.md": {"size": 4294967296, "sparse": true},
+        "deep": {"deep": {"levels": 10000, "name": "d"}}
+    }"#;
+    let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(yaml).unwrap();
+    let tree = Tree::from_yaml(&map).unwrap();
+    fixture::materialize(dir.path(), &tree, Path::new("/nonexistent")).unwrap();
+    let out = skillspec(&["check-tree", dir.path().to_str().unwrap(), "--json"]);
+    fixture::remove_deep_chains(dir.path(), &tree);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let loaded: Vec<&str> = v["loaded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(loaded, ["ok"]);
+    let reason = |p: &str| {
+        v["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["path"] == p)
+            .map(|s| s["reason"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(reason("loop").as_deref(), Some("symlink"));
+    assert_eq!(reason("fifo").as_deref(), Some("not_regular"));
+    assert_eq!(reason("sparse").as_deref(), Some("too_large"));
+    assert_eq!(reason("deep/d/d/d/d/d/d/d/d").as_deref(), Some("too_deep"));
+    let missing = skillspec(&["check-tree", "/nonexistent/root"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
