@@ -80,3 +80,70 @@ fn tool_section(guides: &[Guide], offered: &[ToolName]) -> String {
     }
     blocks.join("\n\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discovery::GuideFormat;
+
+    fn guide(id: &str, name: &str, description: &str, body: &str, format: GuideFormat) -> Guide {
+        Guide {
+            id: id.into(),
+            path: id.into(),
+            format,
+            name: name.into(),
+            description: description.into(),
+            body: body.into(),
+            components: vec![id.as_bytes().to_vec()],
+        }
+    }
+
+    fn guides() -> Vec<Guide> {
+        vec![
+            guide(
+                "espn-api",
+                "ESPN API",
+                "Scores and schedules from ESPN.",
+                "# ESPN\n\nUse the fetch helper.",
+                GuideFormat::Portable,
+            ),
+            guide(
+                "legacy-notes",
+                "Legacy notes",
+                "",
+                "Plain legacy body.",
+                GuideFormat::Legacy,
+            ),
+        ]
+    }
+
+    #[test]
+    fn both_tools_offered() {
+        insta::assert_snapshot!(system_prompt(
+            &guides(),
+            &[ToolName::ReadReference, ToolName::RunScript]
+        ));
+    }
+
+    #[test]
+    fn only_read_offered() {
+        let text = system_prompt(&guides(), &[ToolName::ReadReference]);
+        assert!(!text.contains("skill_run_script"));
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn no_tool_offered_is_the_legacy_rendering() {
+        let text = system_prompt(&guides(), &[]);
+        assert_eq!(
+            text,
+            format!("{BASE_PROMPT}\n\n{}", legacy_section(&guides()))
+        );
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn no_guides_is_the_base_prompt() {
+        assert_eq!(system_prompt(&[], &[ToolName::ReadReference]), BASE_PROMPT);
+    }
+}
