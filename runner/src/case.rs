@@ -78,6 +78,9 @@ pub struct CaseConfig {
     pub timeout_ms: Option<u64>,
     /// The runtime's own environment; `{root}` in values is the case root.
     pub env: BTreeMap<String, String>,
+    /// Overrides the interpreter the runner resolved (`{root}` is the case root), for cases about
+    /// an interpreter that cannot start or that records how it was called.
+    pub python: Option<String>,
 }
 
 impl Default for CaseConfig {
@@ -90,6 +93,7 @@ impl Default for CaseConfig {
             replay: None,
             timeout_ms: None,
             env: BTreeMap::new(),
+            python: None,
         }
     }
 }
@@ -359,6 +363,8 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         timeout_ms: Option<u64>,
         #[serde(default)]
         env: BTreeMap<String, String>,
+        #[serde(default)]
+        python: Option<String>,
     }
     let obj = as_object(cx, line, "config", v)?;
     let raw: RawConfig = typed(cx, line, "config", v)?;
@@ -429,6 +435,7 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         replay: raw.replay,
         timeout_ms: raw.timeout_ms,
         env: raw.env,
+        python: raw.python,
     })
 }
 

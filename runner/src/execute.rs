@@ -140,7 +140,10 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
         allow_trading: c.allow_trading,
         replay: c.replay.clone(),
         timeout_ms: c.timeout_ms,
-        python: python.to_string_lossy().into_owned(),
+        python: match &c.python {
+            Some(p) => substitute(p, root)?,
+            None => python.to_string_lossy().into_owned(),
+        },
         env,
     })
 }

@@ -142,6 +142,9 @@ pub fn render(case: &Case) -> String {
     if let Some(t) = c.timeout_ms {
         let _ = writeln!(s, "    helper timeout: {t} ms");
     }
+    if let Some(p) = &c.python {
+        let _ = writeln!(s, "    python interpreter: {p}");
+    }
     for (k, v) in &c.env {
         let _ = writeln!(s, "    host environment {k}={v}");
     }
