@@ -68,10 +68,6 @@ impl Runtime {
         &self.discovery
     }
 
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     pub fn discovery(&self) -> &Discovery {
         &self.discovery
     }

@@ -12,7 +12,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags, CWD};
+use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
 /// What kind of directory entry a name refers to, as seen without following symlinks.
@@ -204,19 +204,10 @@ pub fn read_regular(dir: BorrowedFd<'_>, name: &OsStr, cap: u64) -> Result<Vec<u
     read_capped(&fd, cap)
 }
 
-/// Opens `path` relative to the current directory as a root; convenience for tests and tools.
-pub fn open_dir_at_cwd(path: &Path) -> io::Result<OwnedFd> {
-    Ok(rfs::openat(
-        CWD,
-        path,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustix::fs::CWD;
     use std::io::Write;
 
     #[test]

@@ -184,17 +184,6 @@ impl Tree {
         }
         Ok(Tree { entries })
     }
-
-    /// The text of a tree file given inline, if any (used to show cases).
-    pub fn file_bytes(&self, path: &[u8]) -> Option<&[u8]> {
-        self.entries
-            .iter()
-            .find(|e| e.path == path)
-            .and_then(|e| match &e.kind {
-                EntryKind::File(b) => Some(b.as_slice()),
-                _ => None,
-            })
-    }
 }
 
 fn entry_from_raw(path: Vec<u8>, raw: RawEntry) -> Result<Entry, String> {

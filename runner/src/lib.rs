@@ -37,6 +37,22 @@ pub fn default_fixtures_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
 }
 
+/// The repository's suite and run options for the test harnesses: every case error is printed
+/// and the process exits with 2, as `skillspec run` does.
+pub fn repository_suite() -> (case::Suite, execute::RunOptions) {
+    let suite = case::load_dir(&default_cases_dir()).unwrap_or_else(|errors| {
+        for e in errors {
+            eprintln!("{e}");
+        }
+        std::process::exit(2);
+    });
+    let opts = execute::RunOptions {
+        fixtures: default_fixtures_dir(),
+        python: python::resolve(None).unwrap_or_else(|_| "python3".into()),
+    };
+    (suite, opts)
+}
+
 /// Whether `case` is selected by `pattern`: a `*` glob when it holds `*`, else a substring; it is
 /// matched against the case id and each clause id.
 pub fn filter_matches(pattern: &str, case: &case::Case) -> bool {

@@ -5,11 +5,10 @@
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use skillspec_runner::case::{self, Case};
-use skillspec_runner::execute::{run_case, RunOptions, Status};
+use skillspec_runner::case::Case;
+use skillspec_runner::execute::{run_case, Status};
 use skillspec_runner::expect::{ErrorExpect, Matcher, OutcomeExpect};
 use skillspec_runner::reference::Reference;
-use skillspec_runner::{default_cases_dir, default_fixtures_dir, python};
 
 /// Changes the last expectation of `case` so that it cannot hold; false when nothing to change.
 fn mutate(case: &mut Case) -> bool {
@@ -46,19 +45,8 @@ fn mutate(case: &mut Case) -> bool {
 
 fn main() {
     let args = Arguments::from_args();
-    let suite = match case::load_dir(&default_cases_dir()) {
-        Ok(s) => s,
-        Err(errors) => {
-            for e in errors {
-                eprintln!("{e}");
-            }
-            std::process::exit(2);
-        }
-    };
-    let opts = Arc::new(RunOptions {
-        fixtures: default_fixtures_dir(),
-        python: python::resolve(None).unwrap_or_else(|_| "python3".into()),
-    });
+    let (suite, opts) = skillspec_runner::repository_suite();
+    let opts = Arc::new(opts);
     let trials = suite
         .cases
         .into_iter()
