@@ -8,12 +8,55 @@
 use serde::Deserialize;
 
 /// One approval: this exact helper of this skill, with these bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approval {
     pub skill: String,
     pub script: String,
     pub sha256: String,
+}
+
+/// Strict reading of one entry: a JSON object (never an array read by position) with each of
+/// the three keys exactly once, string values, and nothing else.
+impl<'de> Deserialize<'de> for Approval {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Entry;
+        impl<'de> serde::de::Visitor<'de> for Entry {
+            type Value = Approval;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object with exactly `skill`, `script` and `sha256`")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Approval, A::Error> {
+                use serde::de::Error;
+                let mut fields: [Option<String>; 3] = [None, None, None];
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match key.as_str() {
+                        "skill" => 0,
+                        "script" => 1,
+                        "sha256" => 2,
+                        other => return Err(A::Error::custom(format!("unexpected key `{other}`"))),
+                    };
+                    if fields[slot].is_some() {
+                        return Err(A::Error::custom(format!("key `{key}` appears twice")));
+                    }
+                    fields[slot] = Some(map.next_value::<String>()?);
+                }
+                let [Some(skill), Some(script), Some(sha256)] = fields else {
+                    return Err(A::Error::custom(
+                        "`skill`, `script` and `sha256` are all required",
+                    ));
+                };
+                Ok(Approval {
+                    skill,
+                    script,
+                    sha256,
+                })
+            }
+        }
+        d.deserialize_map(Entry)
+    }
 }
 
 /// A parsed policy.
@@ -33,7 +76,7 @@ impl Policy {
             return Policy::Unset;
         };
         let entries: Vec<Approval> = match serde_json::from_str(text) {
-            Ok(e) => e,
+            Ok(entries) => entries,
             Err(e) => {
                 return Policy::Invalid(format!(
                     "not a JSON array of {{skill, script, sha256}} objects: {e}"
@@ -113,6 +156,7 @@ mod tests {
             r#"[{"skill":"a","script":"s"}]"#.to_owned(),
             format!(r#"[{{"skill":"a","skill":"a","script":"s","sha256":"{H}"}}]"#),
             format!(r#"[{{"skill":1,"script":"s","sha256":"{H}"}}]"#),
+            format!(r#"[["a","s","{H}"]]"#),
             format!(
                 r#"[{{"skill":"a","script":"s","sha256":"{H}"}},{{"skill":"a","script":"s","sha256":"{H}"}}]"#
             ),
