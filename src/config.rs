@@ -28,6 +28,9 @@ pub struct Config {
     /// The environment of the runtime's own process, from which helpers inherit the allowed
     /// variables only.
     pub host_env: BTreeMap<String, String>,
+    /// Behave as on a platform without POSIX process groups (Windows): script calls that pass
+    /// approval are `unsupported_platform`. On such a platform this is simply true.
+    pub no_process_groups: bool,
 }
 
 impl Default for Config {
@@ -41,6 +44,7 @@ impl Default for Config {
             timeout_ms: None,
             python: PathBuf::from("python3"),
             host_env: BTreeMap::new(),
+            no_process_groups: !cfg!(unix),
         }
     }
 }

@@ -210,6 +210,14 @@ pub fn run_script(
         Policy::Valid(_) => {}
     }
 
+    // Helpers need POSIX process groups for their lifecycle; without them nothing is spawned.
+    if config.no_process_groups {
+        return Err(ToolError::new(
+            ErrorCode::UnsupportedPlatform,
+            "script execution needs POSIX process groups (Linux or macOS)",
+        ));
+    }
+
     // 6.–8. Execution, environment, limits.
     let mut skill_dir = root_path.to_path_buf();
     for c in &guide.components {

@@ -81,6 +81,16 @@ pub struct CaseConfig {
     /// Overrides the interpreter the runner resolved (`{root}` is the case root), for cases about
     /// an interpreter that cannot start or that records how it was called.
     pub python: Option<String>,
+    /// A platform to emulate (needs the `platform-emulation` feature).
+    pub platform: Option<Platform>,
+}
+
+/// Platforms a case can ask the runtime to emulate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Platform {
+    /// No POSIX process groups (as on Windows).
+    NoProcessGroups,
 }
 
 impl Default for CaseConfig {
@@ -94,6 +104,7 @@ impl Default for CaseConfig {
             timeout_ms: None,
             env: BTreeMap::new(),
             python: None,
+            platform: None,
         }
     }
 }
@@ -270,6 +281,12 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
     {
         return Err(cx.err(line, "the case never reaches the implementation"));
     }
+    if config.platform.is_some() && !requires.contains(&Feature::PlatformEmulation) {
+        return Err(cx.err(
+            line,
+            "`config.platform` needs `requires: [platform-emulation]`",
+        ));
+    }
     if uses_skip_report(&steps) && !requires.contains(&Feature::SkipReport) {
         return Err(cx.err(
             line,
@@ -365,6 +382,8 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         env: BTreeMap<String, String>,
         #[serde(default)]
         python: Option<String>,
+        #[serde(default)]
+        platform: Option<Platform>,
     }
     let obj = as_object(cx, line, "config", v)?;
     let raw: RawConfig = typed(cx, line, "config", v)?;
@@ -436,6 +455,7 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         timeout_ms: raw.timeout_ms,
         env: raw.env,
         python: raw.python,
+        platform: raw.platform,
     })
 }
 

@@ -145,6 +145,9 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
             None => python.to_string_lossy().into_owned(),
         },
         env,
+        platform: c.platform.map(|p| match p {
+            crate::case::Platform::NoProcessGroups => "no-process-groups".to_owned(),
+        }),
     })
 }
 

@@ -15,6 +15,8 @@ pub enum Feature {
     TurnReuse,
     /// Discovery reports why each skipped path was skipped, with the suite's reason codes.
     SkipReport,
+    /// The runtime can act as if on another platform (`config.platform`, for `run.platform`).
+    PlatformEmulation,
     /// Skill selection by activation criteria (profile `selection`).
     Selection,
     /// Trust levels and tool attenuation (profile `trust`).
@@ -24,11 +26,12 @@ pub enum Feature {
 }
 
 impl Feature {
-    pub const ALL: [Feature; 7] = [
+    pub const ALL: [Feature; 8] = [
         Feature::TradingGuard,
         Feature::ReplayGuard,
         Feature::TurnReuse,
         Feature::SkipReport,
+        Feature::PlatformEmulation,
         Feature::Selection,
         Feature::Trust,
         Feature::Hitl,
@@ -40,6 +43,7 @@ impl Feature {
             Feature::ReplayGuard => "replay-guard",
             Feature::TurnReuse => "turn-reuse",
             Feature::SkipReport => "skip-report",
+            Feature::PlatformEmulation => "platform-emulation",
             Feature::Selection => "selection",
             Feature::Trust => "trust",
             Feature::Hitl => "hitl",

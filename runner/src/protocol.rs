@@ -32,6 +32,10 @@ pub struct WireConfig {
     pub python: String,
     /// The environment of the runtime's own process.
     pub env: BTreeMap<String, String>,
+    /// A platform to emulate (feature `platform-emulation`): `"no-process-groups"` behaves as a
+    /// platform without POSIX process groups. Absent or `null`: the real platform.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<String>,
 }
 
 /// An operation the implementation performs for one step.

@@ -12,11 +12,12 @@ use crate::protocol::{
 };
 
 /// The features the reference implements.
-pub const REFERENCE_FEATURES: [Feature; 4] = [
+pub const REFERENCE_FEATURES: [Feature; 5] = [
     Feature::TradingGuard,
     Feature::ReplayGuard,
     Feature::TurnReuse,
     Feature::SkipReport,
+    Feature::PlatformEmulation,
 ];
 
 /// The reference runtime, one fresh [`Runtime`] per case.
@@ -57,6 +58,7 @@ pub fn runtime_config(config: &WireConfig) -> Config {
         timeout_ms: config.timeout_ms,
         python: PathBuf::from(&config.python),
         host_env: config.env.clone(),
+        no_process_groups: config.platform.as_deref() == Some("no-process-groups") || !cfg!(unix),
     }
 }
 

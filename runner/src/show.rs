@@ -142,6 +142,9 @@ pub fn render(case: &Case) -> String {
     if let Some(t) = c.timeout_ms {
         let _ = writeln!(s, "    helper timeout: {t} ms");
     }
+    if c.platform.is_some() {
+        let _ = writeln!(s, "    emulating a platform without POSIX process groups");
+    }
     if let Some(p) = &c.python {
         let _ = writeln!(s, "    python interpreter: {p}");
     }
