@@ -56,11 +56,18 @@ pub struct Adapter {
     process: Option<Process>,
     info: ImplInfo,
     seq: u64,
+    /// Where every message sent and received is logged (`--record`), one JSON object a line.
+    record: Option<std::fs::File>,
 }
 
 impl Adapter {
-    /// Starts `command` and performs the handshake.
-    pub fn spawn(command: &str, timeout: Duration) -> Result<Adapter, ImplError> {
+    /// Starts `command` and performs the handshake. With `record`, every message in both
+    /// directions is appended there as `{"direction":"sent"|"received","message":..}`.
+    pub fn spawn(
+        command: &str,
+        timeout: Duration,
+        record: Option<std::fs::File>,
+    ) -> Result<Adapter, ImplError> {
         let mut adapter = Adapter {
             command: command.to_owned(),
             timeout,
@@ -72,6 +79,7 @@ impl Adapter {
                 features: Vec::new(),
             },
             seq: 0,
+            record,
         };
         adapter.restart()?;
         Ok(adapter)
@@ -200,9 +208,22 @@ impl Adapter {
         }
     }
 
+    fn log(&mut self, direction: &str, line: &str) {
+        if let Some(f) = &mut self.record {
+            let message: serde_json::Value =
+                serde_json::from_str(line).unwrap_or_else(|_| serde_json::Value::from(line));
+            let _ = writeln!(
+                f,
+                "{}",
+                serde_json::json!({"direction": direction, "message": message})
+            );
+        }
+    }
+
     /// Sends one request and reads one response.
     fn exchange(&mut self, request: &Request) -> Result<Response, ImplError> {
         let text = serde_json::to_string(request).map_err(|e| ImplError::Broken(e.to_string()))?;
+        self.log("sent", &text);
         let timeout = self.timeout;
         let result = {
             let p = self
@@ -213,12 +234,7 @@ impl Adapter {
                 Err(format!("cannot write to the adapter: {e}"))
             } else {
                 match p.lines.recv_timeout(timeout) {
-                    Ok(Ok(line)) => serde_json::from_str::<Response>(&line).map_err(|e| {
-                        format!(
-                            "the adapter sent a line that is not a protocol message ({e}): {}",
-                            crate::expect::show(&serde_json::Value::from(line.clone()))
-                        )
-                    }),
+                    Ok(Ok(line)) => Ok(line),
                     Ok(Err(e)) => Err(e),
                     Err(RecvTimeoutError::Timeout) => {
                         Err(format!("no response within {} s", timeout.as_secs_f64()))
@@ -229,6 +245,15 @@ impl Adapter {
                 }
             }
         };
+        let result = result.and_then(|line| {
+            self.log("received", &line);
+            serde_json::from_str::<Response>(&line).map_err(|e| {
+                format!(
+                    "the adapter sent a line that is not a protocol message ({e}): {}",
+                    crate::expect::show(&serde_json::Value::from(line.clone()))
+                )
+            })
+        });
         result.map_err(|m| ImplError::Broken(format!("{m}{}", self.stderr_tail())))
     }
 }

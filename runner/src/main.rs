@@ -59,6 +59,9 @@ enum Command {
         /// Seconds to wait for any one adapter response.
         #[arg(long, value_name = "SECS", default_value_t = 60)]
         step_timeout: u64,
+        /// Append every adapter message, both directions, to this file (JSON lines).
+        #[arg(long, value_name = "FILE", requires = "adapter")]
+        record: Option<PathBuf>,
         /// Print every case, not only the ones that did not pass.
         #[arg(long, short)]
         verbose: bool,
@@ -105,6 +108,7 @@ fn main() -> ExitCode {
             report,
             python,
             step_timeout,
+            record,
             verbose,
         } => run(RunArgs {
             adapter,
@@ -114,6 +118,7 @@ fn main() -> ExitCode {
             report,
             python,
             step_timeout,
+            record,
             verbose,
         }),
         Command::List { cases, json } => list(cases, json),
@@ -167,6 +172,7 @@ struct RunArgs {
     report: Option<PathBuf>,
     python: Option<PathBuf>,
     step_timeout: u64,
+    record: Option<PathBuf>,
     verbose: bool,
 }
 
@@ -197,13 +203,22 @@ fn run(args: RunArgs) -> ExitCode {
     };
     let mut imp: Box<dyn Implementation> = match &args.adapter {
         None => Box::new(Reference::default()),
-        Some(cmd) => match Adapter::spawn(cmd, Duration::from_secs(args.step_timeout.max(1))) {
-            Ok(a) => Box::new(a),
-            Err(e) => {
-                eprintln!("skillspec: the adapter could not start: {e}");
-                return ExitCode::from(EXIT_BROKEN);
+        Some(cmd) => {
+            let record = match &args.record {
+                None => None,
+                Some(path) => match std::fs::File::create(path) {
+                    Ok(f) => Some(f),
+                    Err(e) => return usage_error(format!("cannot create {}: {e}", path.display())),
+                },
+            };
+            match Adapter::spawn(cmd, Duration::from_secs(args.step_timeout.max(1)), record) {
+                Ok(a) => Box::new(a),
+                Err(e) => {
+                    eprintln!("skillspec: the adapter could not start: {e}");
+                    return ExitCode::from(EXIT_BROKEN);
+                }
             }
-        },
+        }
     };
     let info = imp.info().clone();
     println!(
