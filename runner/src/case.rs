@@ -524,11 +524,11 @@ fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
         }
         "read" => Action::Implementation(WireStep::Call {
             tool: "skill_read_reference".into(),
-            args: payload.clone(),
+            args: expand_repeats(payload.clone()).map_err(|e| cx.err(line, e))?,
         }),
         "run" => Action::Implementation(WireStep::Call {
             tool: "skill_run_script".into(),
-            args: payload.clone(),
+            args: expand_repeats(payload.clone()).map_err(|e| cx.err(line, e))?,
         }),
         "call" => {
             #[derive(Deserialize)]
@@ -540,7 +540,7 @@ fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
             let c: RawCall = typed(cx, line, "call", payload)?;
             Action::Implementation(WireStep::Call {
                 tool: c.tool,
-                args: c.args,
+                args: expand_repeats(c.args).map_err(|e| cx.err(line, e))?,
             })
         }
         "write" => {
@@ -575,6 +575,43 @@ fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
         action,
         expect,
     })
+}
+
+/// Replaces every `{$repeat: TEXT, times: N, then: TEXT}` in tool arguments by TEXT repeated N
+/// times followed by the optional `then` text, so long arguments stay readable in a case.
+fn expand_repeats(v: Value) -> Result<Value, String> {
+    match v {
+        Value::Object(m) if m.contains_key("$repeat") => {
+            let text = m.get("$repeat").and_then(Value::as_str);
+            let times = m.get("times").and_then(Value::as_u64);
+            let then = m.get("then").map(|t| t.as_str().ok_or(())).transpose();
+            let only_known = m
+                .keys()
+                .all(|k| matches!(k.as_str(), "$repeat" | "times" | "then"));
+            match (text, times, then, only_known) {
+                (Some(text), Some(times), Ok(then), true) if times <= 1_000_000 => Ok(
+                    Value::String(text.repeat(times as usize) + then.unwrap_or("")),
+                ),
+                _ => Err(
+                    "`$repeat` takes a text, `times` (at most 1000000) and an optional `then` text"
+                        .into(),
+                ),
+            }
+        }
+        Value::Object(m) => {
+            let mut out = Map::new();
+            for (k, v) in m {
+                out.insert(k, expand_repeats(v)?);
+            }
+            Ok(Value::Object(out))
+        }
+        Value::Array(items) => items
+            .into_iter()
+            .map(expand_repeats)
+            .collect::<Result<_, _>>()
+            .map(Value::Array),
+        other => Ok(other),
+    }
 }
 
 fn parse_expect(
