@@ -464,3 +464,57 @@ pub const CLAUSES: &[Clause] = &[
 pub fn lookup(id: &str) -> Option<&'static Clause> {
     CLAUSES.iter().find(|c| c.id == id)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every clause of the core profile is explained in SPEC.md under its own heading.
+    #[test]
+    fn spec_explains_every_core_clause() {
+        let spec =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../SPEC.md")).unwrap();
+        let missing: Vec<&str> = CLAUSES
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.id.split('.').next(),
+                    Some("enable" | "discovery" | "tools" | "read" | "run" | "policy" | "prompt")
+                )
+            })
+            .filter(|c| !spec.contains(&format!("### `{}`", c.id)))
+            .map(|c| c.id)
+            .collect();
+        assert!(missing.is_empty(), "SPEC.md has no section for {missing:?}");
+    }
+
+    /// Every clause of the core profile is cited by at least two cases of the repository suite.
+    #[test]
+    fn every_core_clause_has_two_cases() {
+        let suite = crate::case::load_dir(&crate::default_cases_dir()).unwrap();
+        let thin: Vec<(&str, usize)> = CLAUSES
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.id.split('.').next(),
+                    Some("enable" | "discovery" | "tools" | "read" | "run" | "policy" | "prompt")
+                )
+            })
+            .map(|c| {
+                (
+                    c.id,
+                    suite
+                        .cases
+                        .iter()
+                        .filter(|k| k.clauses.iter().any(|x| x == c.id))
+                        .count(),
+                )
+            })
+            .filter(|(_, n)| *n < 2)
+            .collect();
+        assert!(
+            thin.is_empty(),
+            "clauses with fewer than two cases: {thin:?}"
+        );
+    }
+}
