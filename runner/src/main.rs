@@ -59,6 +59,13 @@ enum Command {
         /// Seconds to wait for any one adapter response.
         #[arg(long, value_name = "SECS", default_value_t = 60)]
         step_timeout: u64,
+        /// A file of case ids (one per line, `#` comments) the implementation is known to fail:
+        /// they do not fail the run, and a listed case that passes does.
+        #[arg(long, value_name = "FILE")]
+        known_failures: Option<PathBuf>,
+        /// Write the ids of the cases that failed or errored to this file (a known-failures list).
+        #[arg(long, value_name = "FILE")]
+        write_failures: Option<PathBuf>,
         /// Append every adapter message, both directions, to this file (JSON lines).
         #[arg(long, value_name = "FILE", requires = "adapter")]
         record: Option<PathBuf>,
@@ -108,6 +115,8 @@ fn main() -> ExitCode {
             report,
             python,
             step_timeout,
+            known_failures,
+            write_failures,
             record,
             verbose,
         } => run(RunArgs {
@@ -118,6 +127,8 @@ fn main() -> ExitCode {
             report,
             python,
             step_timeout,
+            known_failures,
+            write_failures,
             record,
             verbose,
         }),
@@ -172,6 +183,8 @@ struct RunArgs {
     report: Option<PathBuf>,
     python: Option<PathBuf>,
     step_timeout: u64,
+    known_failures: Option<PathBuf>,
+    write_failures: Option<PathBuf>,
     record: Option<PathBuf>,
     verbose: bool,
 }
@@ -189,6 +202,13 @@ fn run(args: RunArgs) -> ExitCode {
     if selected.is_empty() {
         return usage_error("no case matches the filter");
     }
+    let known_failures = match &args.known_failures {
+        None => std::collections::BTreeSet::new(),
+        Some(path) => match read_known_failures(path, &suite) {
+            Ok(k) => k,
+            Err(e) => return usage_error(e),
+        },
+    };
     let python = match python::resolve(args.python.as_deref()) {
         Ok(p) => p,
         Err(e) if args.python.is_some() => return usage_error(e),
@@ -248,7 +268,8 @@ fn run(args: RunArgs) -> ExitCode {
                 println!();
                 column = 0;
             }
-            if outcome.status != Status::Pass && !matches!(outcome.status, Status::Unsupported(_)) {
+            let known = known_failures.contains(&case.id);
+            if report::Verdict::of(&outcome.status, known).is_bad() {
                 details.push(report::describe(case, &outcome));
             }
         }
@@ -265,6 +286,7 @@ fn run(args: RunArgs) -> ExitCode {
         implementation: info,
         cases_dir: suite.root.display().to_string(),
         results,
+        known_failures,
     };
     println!("\n{}", report::summary_text(&run_report).trim_end());
     if let Some(dir) = &args.report {
@@ -276,15 +298,51 @@ fn run(args: RunArgs) -> ExitCode {
             ),
         }
     }
+    if let Some(path) = &args.write_failures {
+        let mut text =
+            String::from("# Cases this implementation fails (skillspec run --write-failures).\n");
+        for id in run_report.failing_ids() {
+            text.push_str(id);
+            text.push('\n');
+        }
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("skillspec: cannot write {}: {e}", path.display());
+        }
+    }
     let totals = run_report.totals();
     if run_report.all_broken() {
         eprintln!("skillspec: every case errored: the adapter is broken");
         ExitCode::from(EXIT_BROKEN)
-    } else if totals.failed > 0 || totals.errored > 0 {
+    } else if !totals.is_ok() {
         ExitCode::from(EXIT_FAILED)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Reads a known-failures file: case ids, one per line; blank lines and `#` comments ignored.
+fn read_known_failures(
+    path: &Path,
+    suite: &Suite,
+) -> Result<std::collections::BTreeSet<String>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut ids = std::collections::BTreeSet::new();
+    for (n, line) in text.lines().enumerate() {
+        let id = line.split('#').next().unwrap_or_default().trim();
+        if id.is_empty() {
+            continue;
+        }
+        if !suite.cases.iter().any(|c| c.id == id) {
+            return Err(format!(
+                "{}:{}: no case has the id `{id}`",
+                path.display(),
+                n + 1
+            ));
+        }
+        ids.insert(id.to_owned());
+    }
+    Ok(ids)
 }
 
 fn list(cases: Option<PathBuf>, json: bool) -> ExitCode {

@@ -1,7 +1,7 @@
 //! Reports: the human summary printed after a run, failure details, the JSON report and the
 //! JUnit XML file written with `--report DIR`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -11,27 +11,82 @@ use crate::case::Case;
 use crate::execute::{CaseOutcome, Status};
 use crate::protocol::ImplInfo;
 
+/// A case's outcome judged against the implementation's list of known failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Passed,
+    Failed,
+    /// Failed or errored, and listed as a known failure.
+    KnownFailure,
+    /// Passed although listed as a known failure: the list is out of date.
+    Fixed,
+    Unsupported,
+    Errored,
+}
+
+impl Verdict {
+    pub fn of(status: &Status, known: bool) -> Verdict {
+        match (status, known) {
+            (Status::Pass, false) => Verdict::Passed,
+            (Status::Pass, true) => Verdict::Fixed,
+            (Status::Unsupported(_), _) => Verdict::Unsupported,
+            (Status::Fail(_) | Status::Error { .. }, true) => Verdict::KnownFailure,
+            (Status::Fail(_), false) => Verdict::Failed,
+            (Status::Error { .. }, false) => Verdict::Errored,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Passed => "pass",
+            Verdict::Failed => "fail",
+            Verdict::KnownFailure => "known-failure",
+            Verdict::Fixed => "fixed",
+            Verdict::Unsupported => "unsupported",
+            Verdict::Errored => "error",
+        }
+    }
+
+    /// Whether this verdict makes the run fail.
+    pub fn is_bad(self) -> bool {
+        matches!(self, Verdict::Failed | Verdict::Errored | Verdict::Fixed)
+    }
+}
+
 /// Counts of one area (or of the whole run).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
     pub passed: usize,
     pub failed: usize,
+    pub known_failures: usize,
+    pub fixed: usize,
     pub unsupported: usize,
     pub errored: usize,
 }
 
 impl Counts {
-    pub fn add(&mut self, status: &Status) {
-        match status {
-            Status::Pass => self.passed += 1,
-            Status::Fail(_) => self.failed += 1,
-            Status::Unsupported(_) => self.unsupported += 1,
-            Status::Error { .. } => self.errored += 1,
+    pub fn add(&mut self, verdict: Verdict) {
+        match verdict {
+            Verdict::Passed => self.passed += 1,
+            Verdict::Failed => self.failed += 1,
+            Verdict::KnownFailure => self.known_failures += 1,
+            Verdict::Fixed => self.fixed += 1,
+            Verdict::Unsupported => self.unsupported += 1,
+            Verdict::Errored => self.errored += 1,
         }
     }
 
     pub fn total(&self) -> usize {
-        self.passed + self.failed + self.unsupported + self.errored
+        self.passed
+            + self.failed
+            + self.known_failures
+            + self.fixed
+            + self.unsupported
+            + self.errored
+    }
+
+    pub fn is_ok(&self) -> bool {
+        self.failed == 0 && self.errored == 0 && self.fixed == 0
     }
 }
 
@@ -40,13 +95,19 @@ pub struct RunReport<'a> {
     pub implementation: ImplInfo,
     pub cases_dir: String,
     pub results: Vec<(&'a Case, CaseOutcome)>,
+    /// Case ids the implementation is known to fail (`--known-failures`).
+    pub known_failures: BTreeSet<String>,
 }
 
 impl RunReport<'_> {
+    pub fn verdict(&self, case: &Case, outcome: &CaseOutcome) -> Verdict {
+        Verdict::of(&outcome.status, self.known_failures.contains(&case.id))
+    }
+
     pub fn totals(&self) -> Counts {
         let mut c = Counts::default();
-        for (_, o) in &self.results {
-            c.add(&o.status);
+        for (case, o) in &self.results {
+            c.add(self.verdict(case, o));
         }
         c
     }
@@ -54,9 +115,23 @@ impl RunReport<'_> {
     pub fn by_area(&self) -> BTreeMap<String, Counts> {
         let mut m: BTreeMap<String, Counts> = BTreeMap::new();
         for (case, o) in &self.results {
-            m.entry(case.area.clone()).or_default().add(&o.status);
+            m.entry(case.area.clone())
+                .or_default()
+                .add(self.verdict(case, o));
         }
         m
+    }
+
+    /// Ids of the cases that failed or errored, sorted (for `--write-failures`).
+    pub fn failing_ids(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = self
+            .results
+            .iter()
+            .filter(|(_, o)| matches!(o.status, Status::Fail(_) | Status::Error { .. }))
+            .map(|(c, _)| c.id.as_str())
+            .collect();
+        ids.sort();
+        ids
     }
 
     /// True when every case errored because the implementation is broken.
@@ -119,31 +194,25 @@ pub fn summary_text(report: &RunReport<'_>) -> String {
     let mut s = String::new();
     let info = &report.implementation;
     let _ = writeln!(s, "implementation: {} {}", info.name, info.version);
-    let _ = writeln!(
-        s,
-        "{:<14} {:>7} {:>7} {:>12} {:>8}",
-        "area", "passed", "failed", "unsupported", "errored"
-    );
-    for (area, c) in report.by_area() {
+    let row = |s: &mut String, name: &str, c: &Counts| {
         let _ = writeln!(
             s,
-            "{:<14} {:>7} {:>7} {:>12} {:>8}",
-            area, c.passed, c.failed, c.unsupported, c.errored
+            "{:<14} {:>7} {:>7} {:>7} {:>12} {:>8}",
+            name, c.passed, c.failed, c.known_failures, c.unsupported, c.errored
         );
-    }
-    let t = report.totals();
-    let _ = writeln!(
-        s,
-        "{:<14} {:>7} {:>7} {:>12} {:>8}",
-        "total", t.passed, t.failed, t.unsupported, t.errored
-    );
-    let verdict = if t.failed == 0 && t.errored == 0 {
-        "ok"
-    } else {
-        "FAILED"
     };
     let _ = writeln!(
         s,
+        "{:<14} {:>7} {:>7} {:>7} {:>12} {:>8}",
+        "area", "passed", "failed", "known", "unsupported", "errored"
+    );
+    for (area, c) in report.by_area() {
+        row(&mut s, &area, &c);
+    }
+    let t = report.totals();
+    row(&mut s, "total", &t);
+    let verdict = if t.is_ok() { "ok" } else { "FAILED" };
+    let mut line = format!(
         "result: {verdict}. {} passed; {} failed; {} unsupported; {} errored; {} cases",
         t.passed,
         t.failed,
@@ -151,12 +220,22 @@ pub fn summary_text(report: &RunReport<'_>) -> String {
         t.errored,
         t.total()
     );
+    if t.known_failures > 0 || t.fixed > 0 {
+        line.push_str(&format!(
+            " ({} known failures; {} listed as known failures but passed: remove them from the list)",
+            t.known_failures, t.fixed
+        ));
+    }
+    let _ = writeln!(s, "{line}");
     s
 }
 
 /// The JSON report.
 pub fn to_json(report: &RunReport<'_>) -> Value {
-    let counts = |c: &Counts| json!({"passed": c.passed, "failed": c.failed, "unsupported": c.unsupported, "errored": c.errored, "total": c.total()});
+    let counts = |c: &Counts| {
+        json!({"passed": c.passed, "failed": c.failed, "known_failures": c.known_failures, "fixed": c.fixed,
+               "unsupported": c.unsupported, "errored": c.errored, "total": c.total()})
+    };
     let areas: serde_json::Map<String, Value> = report
         .by_area()
         .iter()
@@ -173,6 +252,7 @@ pub fn to_json(report: &RunReport<'_>) -> Value {
                 "area": case.area,
                 "clauses": case.clauses,
                 "status": o.status.word(),
+                "verdict": report.verdict(case, o).word(),
                 "duration_ms": o.duration.as_millis() as u64,
             });
             match &o.status {
@@ -204,6 +284,7 @@ pub fn to_json(report: &RunReport<'_>) -> Value {
         "runner": {"name": "skillspec", "version": env!("CARGO_PKG_VERSION")},
         "implementation": report.implementation,
         "cases_dir": report.cases_dir,
+        "known_failures": report.known_failures,
         "summary": counts(&report.totals()),
         "areas": areas,
         "cases": cases,
@@ -228,19 +309,26 @@ fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> 
     for (area, _) in report.by_area() {
         let mut suite = TestSuite::new(area.clone());
         for (case, o) in report.results.iter().filter(|(c, _)| c.area == area) {
-            let status = match &o.status {
-                Status::Pass => TestCaseStatus::success(),
-                Status::Fail(_) => {
+            let status = match report.verdict(case, o) {
+                Verdict::Passed => TestCaseStatus::success(),
+                Verdict::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     s.set_description(describe(case, o));
                     s
                 }
-                Status::Error { .. } => {
+                Verdict::Fixed => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    s.set_description(
+                        "listed as a known failure, but passed: remove it from the list",
+                    );
+                    s
+                }
+                Verdict::Errored => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
                     s.set_description(describe(case, o));
                     s
                 }
-                Status::Unsupported(_) => {
+                Verdict::Unsupported | Verdict::KnownFailure => {
                     let mut s = TestCaseStatus::skipped();
                     s.set_message(describe(case, o).trim().to_owned());
                     s

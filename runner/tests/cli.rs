@@ -175,3 +175,73 @@ fn check_tree_survives_a_hostile_tree() {
     let missing = skillspec(&["check-tree", "/nonexistent/root"]);
     assert_eq!(missing.status.code(), Some(2));
 }
+
+#[test]
+fn known_failures_lists_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    std::fs::create_dir_all(cases.join("discovery")).unwrap();
+    let original =
+        std::fs::read_to_string(repo().join("spec-cases/discovery/portable-basic.yaml")).unwrap();
+    let case_file = cases.join("discovery/portable-basic.yaml");
+    std::fs::write(
+        &case_file,
+        original.replace("loaded: [weather]", "loaded: []"),
+    )
+    .unwrap();
+    let list = dir.path().join("known.txt");
+    let c = cases.to_str().unwrap();
+    let first = skillspec(&[
+        "run",
+        "--cases",
+        c,
+        "--write-failures",
+        list.to_str().unwrap(),
+    ]);
+    assert_eq!(first.status.code(), Some(1));
+    let written = std::fs::read_to_string(&list).unwrap();
+    assert!(
+        written.lines().any(|l| l == "discovery.portable.loads"),
+        "{written}"
+    );
+    // With the list, the known failure no longer fails the run.
+    let known = skillspec(&[
+        "run",
+        "--cases",
+        c,
+        "--known-failures",
+        list.to_str().unwrap(),
+    ]);
+    assert_eq!(known.status.code(), Some(0), "{}", text(&known));
+    assert!(
+        text(&known).contains("1 known failures"),
+        "{}",
+        text(&known)
+    );
+    // Once the case passes, the stale entry fails the run so the list stays honest.
+    std::fs::write(&case_file, &original).unwrap();
+    let fixed = skillspec(&[
+        "run",
+        "--cases",
+        c,
+        "--known-failures",
+        list.to_str().unwrap(),
+    ]);
+    assert_eq!(fixed.status.code(), Some(1), "{}", text(&fixed));
+    assert!(
+        text(&fixed).contains("remove them from the list"),
+        "{}",
+        text(&fixed)
+    );
+    // An id that names no case is a usage error naming the line.
+    std::fs::write(&list, "# comment\nno.such.case\n").unwrap();
+    let bad = skillspec(&[
+        "run",
+        "--cases",
+        c,
+        "--known-failures",
+        list.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad).contains("known.txt:2:"), "{}", text(&bad));
+}
