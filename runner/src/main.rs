@@ -81,6 +81,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List the clauses with the cases that cite them (coverage for auditors).
+    Clauses {
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+        /// One JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show one case as readable prose.
     Show {
         /// The case id.
@@ -133,6 +141,7 @@ fn main() -> ExitCode {
             verbose,
         }),
         Command::List { cases, json } => list(cases, json),
+        Command::Clauses { cases, json } => clauses(cases, json),
         Command::Show { id, cases } => show_case(cases, &id),
         Command::CheckTree { root, json } => check_tree(&root, json),
         Command::Adapter { without } => serve_adapter(&without),
@@ -367,6 +376,51 @@ fn list(cases: Option<PathBuf>, json: bool) -> ExitCode {
             println!("{:<50} {}", c.id, c.clauses.join(" "));
         }
         println!("{} cases", suite.cases.len());
+    }
+    ExitCode::SUCCESS
+}
+
+fn clauses(cases: Option<PathBuf>, json: bool) -> ExitCode {
+    use skillspec_runner::clauses::{Level, CLAUSES};
+    let suite = match load_suite(cases) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let citing = |id: &str| -> Vec<&str> {
+        suite
+            .cases
+            .iter()
+            .filter(|c| c.clauses.iter().any(|x| x == id))
+            .map(|c| c.id.as_str())
+            .collect()
+    };
+    let level = |l: Level| match l {
+        Level::Must => "MUST",
+        Level::Should => "SHOULD",
+        Level::May => "MAY",
+    };
+    if json {
+        let items: Vec<serde_json::Value> = CLAUSES
+            .iter()
+            .map(|c| {
+                serde_json::json!({"id": c.id, "level": level(c.level), "feature": c.feature, "cases": citing(c.id)})
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(items));
+    } else {
+        let mut uncited = 0;
+        for c in CLAUSES {
+            let ids = citing(c.id);
+            uncited += usize::from(ids.is_empty());
+            let feature = c.feature.map(|f| format!(" [{f}]")).unwrap_or_default();
+            println!(
+                "{:<32} {:<6} {:>4} case(s){feature}",
+                c.id,
+                level(c.level),
+                ids.len()
+            );
+        }
+        println!("{} clauses, {} cited by no case", CLAUSES.len(), uncited);
     }
     ExitCode::SUCCESS
 }

@@ -245,3 +245,22 @@ fn known_failures_lists_round_trip() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad).contains("known.txt:2:"), "{}", text(&bad));
 }
+
+#[test]
+fn clauses_reports_coverage() {
+    let out = skillspec(&["clauses", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let depth = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "discovery.depth")
+        .unwrap();
+    assert!(depth["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c == "discovery.depth.eight-loads"));
+    assert_eq!(depth["level"], "MUST");
+}
