@@ -287,10 +287,10 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
             "`config.platform` needs `requires: [platform-emulation]`",
         ));
     }
-    if uses_skip_report(&steps) && !requires.contains(&Feature::SkipReport) {
+    if skipped_without_loaded(&steps) {
         return Err(cx.err(
             line,
-            "expectations on `skipped` need `requires: [skip-report]`",
+            "a `discover` step that expects `skipped` also expects `loaded` (skip reasons are only checked for implementations with skip-report)",
         ));
     }
     Ok(Case {
@@ -307,10 +307,10 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
     })
 }
 
-fn uses_skip_report(steps: &[Step]) -> bool {
-    steps
-        .iter()
-        .any(|s| matches!(&s.expect.outcome, Some(crate::expect::OutcomeExpect::Discover(d)) if d.skipped.is_some()))
+fn skipped_without_loaded(steps: &[Step]) -> bool {
+    steps.iter().any(|s| {
+        matches!(&s.expect.outcome, Some(crate::expect::OutcomeExpect::Discover(d)) if d.skipped.is_some() && d.loaded.is_none())
+    })
 }
 
 fn valid_case_id(id: &str) -> bool {

@@ -38,7 +38,8 @@ pub struct DiscoverExpect {
     pub loaded: Option<Vec<String>>,
     /// Fields of individual loaded guides.
     pub guides: BTreeMap<String, GuideExpect>,
-    /// Paths that must be reported skipped, with their reason code (feature `skip-report`).
+    /// Paths that must be reported skipped, with their reason code; checked only for
+    /// implementations with the `skip-report` feature (a case also says what `loaded` must be).
     pub skipped: Option<BTreeMap<String, String>>,
 }
 
@@ -345,10 +346,15 @@ fn mismatch(
     }
 }
 
-/// Compares an outcome with the expectation of its step.
-pub fn check_outcome(expect: &OutcomeExpect, actual: &StepOutcome) -> Vec<Mismatch> {
+/// Compares an outcome with the expectation of its step. `skip_report` says whether the
+/// implementation declares the `skip-report` feature: without it, `skipped` is not checked.
+pub fn check_outcome(
+    expect: &OutcomeExpect,
+    actual: &StepOutcome,
+    skip_report: bool,
+) -> Vec<Mismatch> {
     match (expect, actual) {
-        (OutcomeExpect::Discover(e), StepOutcome::Discover(a)) => check_discover(e, a),
+        (OutcomeExpect::Discover(e), StepOutcome::Discover(a)) => check_discover(e, a, skip_report),
         (OutcomeExpect::Tools(e), StepOutcome::Tools(a)) => check_tools(e, a),
         (OutcomeExpect::Prompt(e), StepOutcome::Prompt(a)) => check_prompt(e, a),
         (OutcomeExpect::Call(e), StepOutcome::Call(a)) => check_call(e, a),
@@ -360,7 +366,7 @@ pub fn check_outcome(expect: &OutcomeExpect, actual: &StepOutcome) -> Vec<Mismat
     }
 }
 
-fn check_discover(e: &DiscoverExpect, a: &DiscoverResult) -> Vec<Mismatch> {
+fn check_discover(e: &DiscoverExpect, a: &DiscoverResult, skip_report: bool) -> Vec<Mismatch> {
     let mut out = Vec::new();
     let ids: Vec<&str> = a.loaded.iter().map(|g| g.id.as_str()).collect();
     if let Some(want) = &e.loaded {
@@ -396,7 +402,7 @@ fn check_discover(e: &DiscoverExpect, a: &DiscoverResult) -> Vec<Mismatch> {
             }
         }
     }
-    if let Some(want) = &e.skipped {
+    if let Some(want) = e.skipped.as_ref().filter(|_| skip_report) {
         match &a.skipped {
             None => out.push(mismatch(
                 "skipped paths",

@@ -13,7 +13,8 @@ pub enum Feature {
     ReplayGuard,
     /// Identical calls within one turn are reused (`tools.turn-reuse`).
     TurnReuse,
-    /// Discovery reports why each skipped path was skipped, with the suite's reason codes.
+    /// Discovery reports why each skipped path was skipped, with the suite's reason codes. Without
+    /// it, cases still run and `skipped` expectations are left unchecked.
     SkipReport,
     /// The runtime can act as if on another platform (`config.platform`, for `run.platform`).
     PlatformEmulation,

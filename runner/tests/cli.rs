@@ -264,3 +264,52 @@ fn clauses_reports_coverage() {
         .any(|c| c == "discovery.depth.eight-loads"));
     assert_eq!(depth["level"], "MUST");
 }
+
+/// The example adapter in Python models a naive legacy loader. Against it the suite passes what
+/// that loader gets right, fails what it gets wrong, and survives it hanging on a FIFO.
+#[test]
+fn the_suite_finds_the_deviations_of_a_naive_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("naive");
+    let out = skillspec(&[
+        "run",
+        "--adapter",
+        "python3 runner/examples/naive_legacy_adapter.py",
+        "--filter",
+        "discovery",
+        "--step-timeout",
+        "3",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(report.join("report.json")).unwrap()).unwrap();
+    let status = |id: &str| {
+        r["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .map(|c| c["status"].as_str().unwrap().to_owned())
+            .unwrap_or_default()
+    };
+    assert_eq!(r["implementation"]["name"], "naive-legacy-loader");
+    // What the legacy loader does right passes through the protocol.
+    assert_eq!(
+        status("discovery.legacy.fallback.value-after-first-colon"),
+        "pass"
+    );
+    assert_eq!(status("discovery.legacy.no-name-or-description"), "pass");
+    // It blocks on a FIFO named skill.yml: the runner times out, restarts it and goes on.
+    assert_eq!(status("discovery.legacy.fifo-skill-yml"), "error");
+    // It loads no portable skills and does not sort.
+    assert_eq!(status("discovery.portable.loads"), "fail");
+    assert_eq!(status("discovery.order.bytes"), "fail");
+    let errored = r["summary"]["errored"].as_u64().unwrap();
+    let failed = r["summary"]["failed"].as_u64().unwrap();
+    assert!(
+        errored <= 3 && failed > 50,
+        "errored {errored}, failed {failed}"
+    );
+}

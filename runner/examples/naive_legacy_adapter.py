@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""A deliberately naive skill runtime behind the skillspec adapter protocol (PROTOCOL.md).
+
+It models the public "legacy" guide loader described in ../shared research: a skill is a
+directory with both skill.yml and SKILL.md, skill.yml is read line by line, the body is the whole
+SKILL.md, directories (symlinked ones too) are walked without a size or depth rule, files are
+decoded leniently, duplicates are kept and nothing is sorted; it has no skill tools. Its only
+safety is a recursion cap so that a symlink loop ends.
+
+Two uses: a worked example of an adapter in another language, and a demonstration that the suite
+finds the real deviations of such a runtime (runner/tests/cli.rs runs it). Standard library only.
+"""
+import json
+import os
+import sys
+
+RECURSION_CAP = 24
+
+
+def line_parse(text):
+    """The legacy line-based skill.yml parser."""
+    out = {}
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if not line or line.startswith("#") or ":" not in line or line.index(":") == 0:
+            continue
+        key, value = line.split(":", 1)
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        out[key.strip()] = value
+    return out
+
+
+def load(root):
+    guides = []
+
+    def walk(directory, depth):
+        if depth > RECURSION_CAP:
+            return
+        try:
+            entries = os.listdir(directory)
+        except OSError:
+            return
+        if "skill.yml" in entries and "SKILL.md" in entries:
+            try:
+                with open(os.path.join(directory, "skill.yml"), "rb") as f:
+                    meta = line_parse(f.read().decode("utf-8", "replace"))
+                with open(os.path.join(directory, "SKILL.md"), "rb") as f:
+                    body = f.read().decode("utf-8", "replace").strip()
+            except OSError:
+                return
+            ident = os.path.basename(directory)
+            guides.append({
+                "id": ident,
+                "format": "legacy",
+                "name": meta.get("name") or ident,
+                "description": meta.get("description", ""),
+                "body": body,
+            })
+        for entry in entries:
+            path = os.path.join(directory, entry)
+            if os.path.isdir(path):  # follows symlinks, like the original
+                walk(path, depth + 1)
+
+    if root:
+        walk(root, 0)
+    return guides
+
+
+BASE = "You are a sports data assistant."
+
+
+def render(guides):
+    if not guides:
+        return BASE
+    blocks = ["## Skill Guides", "Follow these guides when they are relevant to the user's request."]
+    for g in guides:
+        blocks.append("### " + g["name"])
+        if g["description"]:
+            blocks.append(g["description"])
+        if g["body"]:
+            blocks.append(g["body"])
+    return BASE + "\n\n" + "\n\n".join(blocks)
+
+
+def main():
+    config = {}
+    guides = []
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        msg = json.loads(line)
+        kind = msg.get("type")
+        if kind == "start":
+            reply = {"type": "started", "protocol_version": 1,
+                     "implementation": {"name": "naive-legacy-loader", "version": "0.1", "language": "python", "features": []}}
+        elif kind == "case_start":
+            config = msg["config"]
+            guides = load(config.get("skills_root"))
+            reply = {"type": "case_started", "seq": msg["seq"]}
+        elif kind == "step":
+            op = msg["step"]["op"]
+            if op == "discover":
+                guides = load(config.get("skills_root"))
+                result = {"loaded": guides}
+            elif op == "tools":
+                result = {"offered": []}
+            elif op == "prompt":
+                text = render(guides)
+                result = {"text": text, "baseline": text}
+            elif op == "call":
+                result = {"ok": False, "error": {"code": "unknown_tool", "message": "this runtime has no skill tools"}}
+            else:
+                result = {}
+            reply = {"type": "step_result", "seq": msg["seq"], "index": msg["index"], "result": result}
+        elif kind == "case_end":
+            reply = {"type": "case_ended", "seq": msg["seq"]}
+        elif kind == "stop":
+            return
+        else:
+            reply = {"type": "error", "seq": msg.get("seq"), "message": "unknown request " + str(kind)}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
