@@ -59,6 +59,18 @@ pub fn identifier(arg: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
+    /// SPEC.md lists exactly these patterns, in this order.
+    #[test]
+    fn spec_lists_the_same_patterns() {
+        let spec =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/SPEC.md")).unwrap();
+        let listed: Vec<&str> = spec
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `").and_then(|l| l.strip_suffix("` |")))
+            .collect();
+        assert_eq!(listed, PATTERNS);
+    }
+
     #[test]
     fn blocklist() {
         assert_eq!(set().len(), PATTERNS.len());
