@@ -143,6 +143,25 @@ pub struct Step {
     pub expect: Expect,
 }
 
+/// A condition on the environment the runner runs in (not on the implementation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Precondition {
+    /// Not running as root: file permissions are enforced.
+    NotRoot,
+}
+
+impl Precondition {
+    /// Why the precondition does not hold here, if it does not.
+    pub fn unmet(self) -> Option<String> {
+        match self {
+            Precondition::NotRoot => rustix::process::geteuid().is_root().then(|| {
+                "needs a runner that is not root, because root ignores file permissions".to_owned()
+            }),
+        }
+    }
+}
+
 /// One validated case.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
@@ -150,6 +169,8 @@ pub struct Case {
     pub summary: String,
     pub clauses: Vec<String>,
     pub requires: Vec<Feature>,
+    /// Conditions on where the runner runs; an unmet one skips the case.
+    pub preconditions: Vec<Precondition>,
     pub tree: Tree,
     pub config: CaseConfig,
     pub steps: Vec<Step>,
@@ -168,6 +189,8 @@ struct RawCase {
     clauses: Vec<Spanned<String>>,
     #[serde(default)]
     requires: Vec<Spanned<String>>,
+    #[serde(default)]
+    preconditions: Vec<Precondition>,
     #[serde(default)]
     tree: Option<Spanned<Value>>,
     #[serde(default)]
@@ -298,6 +321,7 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         summary,
         clauses: clause_ids,
         requires,
+        preconditions: raw.preconditions.clone(),
         tree,
         config,
         steps,

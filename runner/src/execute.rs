@@ -40,6 +40,8 @@ pub enum Status {
     Fail(Failure),
     /// The implementation does not declare these required features.
     Unsupported(Vec<Feature>),
+    /// The runner cannot run the case here: a precondition of the case is not met.
+    Skipped(String),
     /// The case could not be run: a broken implementation or an unusable fixture.
     Error {
         message: String,
@@ -53,6 +55,7 @@ impl Status {
             Status::Pass => "pass",
             Status::Fail(_) => "fail",
             Status::Unsupported(_) => "unsupported",
+            Status::Skipped(_) => "skipped",
             Status::Error { .. } => "error",
         }
     }
@@ -184,8 +187,15 @@ pub fn run_case(
         .copied()
         .filter(|f| !imp.info().features.contains(f))
         .collect();
+    let unmet: Vec<String> = case
+        .preconditions
+        .iter()
+        .filter_map(|p| p.unmet())
+        .collect();
     let status = if !missing.is_empty() {
         Status::Unsupported(missing)
+    } else if !unmet.is_empty() {
+        Status::Skipped(unmet.join("; "))
     } else {
         match run_steps(case, imp, opts, seq) {
             Ok(status) => status,

@@ -269,6 +269,7 @@ fn run(args: RunArgs) -> ExitCode {
                 Status::Pass => '.',
                 Status::Fail(_) => 'F',
                 Status::Unsupported(_) => 'U',
+                Status::Skipped(_) => 'S',
                 Status::Error { .. } => 'E',
             };
             print!("{mark}");

@@ -21,6 +21,8 @@ pub enum Verdict {
     /// Passed although listed as a known failure: the list is out of date.
     Fixed,
     Unsupported,
+    /// A precondition of the case is not met where the runner runs (for example running as root).
+    Skipped,
     Errored,
 }
 
@@ -30,6 +32,7 @@ impl Verdict {
             (Status::Pass, false) => Verdict::Passed,
             (Status::Pass, true) => Verdict::Fixed,
             (Status::Unsupported(_), _) => Verdict::Unsupported,
+            (Status::Skipped(_), _) => Verdict::Skipped,
             (Status::Fail(_) | Status::Error { .. }, true) => Verdict::KnownFailure,
             (Status::Fail(_), false) => Verdict::Failed,
             (Status::Error { .. }, false) => Verdict::Errored,
@@ -43,6 +46,7 @@ impl Verdict {
             Verdict::KnownFailure => "known-failure",
             Verdict::Fixed => "fixed",
             Verdict::Unsupported => "unsupported",
+            Verdict::Skipped => "skipped",
             Verdict::Errored => "error",
         }
     }
@@ -61,6 +65,7 @@ pub struct Counts {
     pub known_failures: usize,
     pub fixed: usize,
     pub unsupported: usize,
+    pub skipped: usize,
     pub errored: usize,
 }
 
@@ -72,6 +77,7 @@ impl Counts {
             Verdict::KnownFailure => self.known_failures += 1,
             Verdict::Fixed => self.fixed += 1,
             Verdict::Unsupported => self.unsupported += 1,
+            Verdict::Skipped => self.skipped += 1,
             Verdict::Errored => self.errored += 1,
         }
     }
@@ -82,6 +88,7 @@ impl Counts {
             + self.known_failures
             + self.fixed
             + self.unsupported
+            + self.skipped
             + self.errored
     }
 
@@ -170,6 +177,9 @@ pub fn describe(case: &Case, outcome: &CaseOutcome) -> String {
                 let _ = writeln!(s, "    actual:   {}", m.actual);
             }
         }
+        Status::Skipped(why) => {
+            let _ = writeln!(s, "SKIPPED {}  ({loc}): {why}", case.id);
+        }
         Status::Unsupported(missing) => {
             let names: Vec<&str> = missing.iter().map(|f| f.as_str()).collect();
             let _ = writeln!(
@@ -220,6 +230,12 @@ pub fn summary_text(report: &RunReport<'_>) -> String {
         t.errored,
         t.total()
     );
+    if t.skipped > 0 {
+        line.push_str(&format!(
+            " ({} skipped: a precondition is not met here)",
+            t.skipped
+        ));
+    }
     if t.known_failures > 0 || t.fixed > 0 {
         line.push_str(&format!(
             " ({} known failures; {} listed as known failures but passed: remove them from the list)",
@@ -234,7 +250,7 @@ pub fn summary_text(report: &RunReport<'_>) -> String {
 pub fn to_json(report: &RunReport<'_>) -> Value {
     let counts = |c: &Counts| {
         json!({"passed": c.passed, "failed": c.failed, "known_failures": c.known_failures, "fixed": c.fixed,
-               "unsupported": c.unsupported, "errored": c.errored, "total": c.total()})
+               "unsupported": c.unsupported, "skipped": c.skipped, "errored": c.errored, "total": c.total()})
     };
     let areas: serde_json::Map<String, Value> = report
         .by_area()
@@ -269,6 +285,7 @@ pub fn to_json(report: &RunReport<'_>) -> Value {
                         .collect();
                 }
                 Status::Unsupported(missing) => v["missing_features"] = json!(missing),
+                Status::Skipped(why) => v["precondition"] = json!(why),
                 Status::Error { message, broken } => {
                     v["error"] = json!(message);
                     v["broken_implementation"] = json!(broken);
@@ -328,7 +345,7 @@ fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> 
                     s.set_description(describe(case, o));
                     s
                 }
-                Verdict::Unsupported | Verdict::KnownFailure => {
+                Verdict::Unsupported | Verdict::KnownFailure | Verdict::Skipped => {
                     let mut s = TestCaseStatus::skipped();
                     s.set_message(describe(case, o).trim().to_owned());
                     s
