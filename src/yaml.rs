@@ -127,19 +127,34 @@ fn is_core_float(t: &str) -> bool {
     mantissa_ok && exponent_ok
 }
 
+/// The core-schema type name of a tag (`!!str` or `!<tag:yaml.org,2002:str>` → `str`).
+fn core_tag_name(t: &Tag) -> Option<&str> {
+    if t.is_yaml_core_schema() {
+        return Some(&t.suffix);
+    }
+    if t.handle.is_empty() {
+        return t.suffix.strip_prefix("tag:yaml.org,2002:");
+    }
+    None
+}
+
+/// The non-specific tag `!` (the parser reports it with an empty handle and the suffix `!`).
+fn is_non_specific(t: &Tag) -> bool {
+    (t.handle.is_empty() && t.suffix == "!") || (t.handle == "!" && t.suffix.is_empty())
+}
+
 fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
     match tag {
-        Some(t) if t.is_yaml_core_schema() && t.suffix == "str" => Value::Str(text.to_owned()),
-        // The non-specific tag `!` forces a string.
-        Some(t) if t.handle == "!" && t.suffix.is_empty() => Value::Str(text.to_owned()),
-        Some(t) if t.is_yaml_core_schema() => match t.suffix.as_str() {
-            "null" => Value::Null,
-            "bool" => Value::Bool,
-            "int" => Value::Int,
-            "float" => Value::Float,
+        // The non-specific tag `!` resolves a scalar as a string (YAML 1.2, 6.9.1).
+        Some(t) if is_non_specific(t) => Value::Str(text.to_owned()),
+        Some(t) => match core_tag_name(t) {
+            Some("str") => Value::Str(text.to_owned()),
+            Some("null") => Value::Null,
+            Some("bool") => Value::Bool,
+            Some("int") => Value::Int,
+            Some("float") => Value::Float,
             _ => Value::Tagged,
         },
-        Some(_) => Value::Tagged,
         None => match style {
             ScalarStyle::Plain => resolve_plain(text),
             _ => Value::Str(text.to_owned()),
@@ -295,6 +310,13 @@ mod tests {
             top("name: !!str 123", "name"),
             Some(Value::Str("123".into()))
         );
+        assert_eq!(top("name: ! 123", "name"), Some(Value::Str("123".into())));
+        assert_eq!(
+            top("name: !<tag:yaml.org,2002:str> 1", "name"),
+            Some(Value::Str("1".into()))
+        );
+        assert_eq!(top("name: !!int 1", "name"), Some(Value::Int));
+        assert_eq!(top("name: !custom x", "name"), Some(Value::Tagged));
         assert_eq!(top("name: [a]", "name"), Some(Value::Sequence));
         assert_eq!(top("name: {a: 1}", "name"), Some(Value::Mapping));
         assert_eq!(top("name: .", "name"), Some(Value::Str(".".into())));
