@@ -1,10 +1,15 @@
 //! Every case of `spec-cases/` as its own libtest trial (named by case id) against the reference
-//! runtime in-process.
+//! runtime in-process; then every case again as a *mutant* (`mutant:<id>`): its last expectation
+//! changed into one the reference cannot meet, which must make the case fail. A mutant that
+//! passes is a case whose steps never reach what it checks. Finally no process may outlive its
+//! case.
 
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use skillspec_runner::case::Case;
 use skillspec_runner::execute::{run_case, Status};
+use skillspec_runner::expect::{ErrorExpect, Matcher, OutcomeExpect};
 use skillspec_runner::reference::Reference;
 use skillspec_runner::report;
 
@@ -12,24 +17,39 @@ fn main() {
     let args = Arguments::from_args();
     let (suite, opts) = skillspec_runner::repository_suite();
     let opts = Arc::new(opts);
-    let trials = suite
-        .cases
-        .into_iter()
-        .map(|c| {
-            let opts = Arc::clone(&opts);
-            let area = c.area.clone();
-            Trial::test(c.id.clone(), move || {
-                let mut reference = Reference::default();
-                let outcome = run_case(&c, &mut reference, &opts, 1);
+    let mut trials = Vec::new();
+    for case in suite.cases {
+        // Cases whose preconditions do not hold here (for example as root) are ignored.
+        let unmet = case.preconditions.iter().any(|p| p.unmet().is_some());
+        let (c, o) = (case.clone(), Arc::clone(&opts));
+        trials.push(
+            Trial::test(case.id.clone(), move || {
+                let outcome = run_case(&c, &mut Reference::default(), &o, 1);
                 match outcome.status {
                     Status::Pass => Ok(()),
-                    Status::Unsupported(_) | Status::Skipped(_) => Ok(()),
                     _ => Err(Failed::from(report::describe(&c, &outcome))),
                 }
             })
-            .with_kind(area)
-        })
-        .collect();
+            .with_kind(case.area.clone())
+            .with_ignored_flag(unmet),
+        );
+        let (mut m, o) = (case.clone(), Arc::clone(&opts));
+        trials.push(
+            Trial::test(format!("mutant:{}", case.id), move || {
+                if !mutate(&mut m) {
+                    return Err(Failed::from("the case has no expectation to mutate"));
+                }
+                match run_case(&m, &mut Reference::default(), &o, 1).status {
+                    Status::Fail(_) => Ok(()),
+                    other => Err(Failed::from(format!(
+                        "the mutated case did not fail: {other:?}"
+                    ))),
+                }
+            })
+            .with_kind("mutant")
+            .with_ignored_flag(unmet),
+        );
+    }
     let conclusion = libtest_mimic::run(&args, trials);
     // Every helper (and everything it started) must be gone: look for any process still working
     // inside a case root, by its current directory.
@@ -71,4 +91,37 @@ fn processes_in_case_roots() -> Vec<String> {
         }
     }
     out
+}
+
+/// Changes the last expectation of `case` so that it cannot hold; false when nothing to change.
+fn mutate(case: &mut Case) -> bool {
+    let Some(step) = case.steps.iter_mut().rev().find(|s| !s.expect.is_empty()) else {
+        return false;
+    };
+    match &mut step.expect.outcome {
+        Some(OutcomeExpect::Discover(d)) => {
+            if let Some(loaded) = &mut d.loaded {
+                loaded.push("mutant-skill".into());
+            } else if let Some((_, g)) = d.guides.iter_mut().next() {
+                g.name = Some(Matcher::Exact("mutant name".into()));
+            } else if let Some(skipped) = &mut d.skipped {
+                skipped.insert("mutant/path".into(), "duplicate".into());
+            }
+        }
+        Some(OutcomeExpect::Tools(t)) => t.offered = Some(vec!["mutant_tool".into()]),
+        Some(OutcomeExpect::Prompt(p)) => p.contains.push("\u{1}mutant".into()),
+        Some(OutcomeExpect::Call(c)) => {
+            c.ok = None;
+            c.error = Some(ErrorExpect {
+                code: "mutant_code".into(),
+                fields: Default::default(),
+            });
+        }
+        None => {
+            if let Some(files) = &mut step.expect.files {
+                std::mem::swap(&mut files.exists, &mut files.absent);
+            }
+        }
+    }
+    true
 }
