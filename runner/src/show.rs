@@ -96,8 +96,8 @@ pub fn render(case: &Case) -> String {
         let _ = writeln!(s, "    (nothing)");
     }
     for e in &case.tree.entries {
-        let mode = e.mode.map(|m| format!(" [mode {m:o}]")).unwrap_or_default();
-        let _ = writeln!(s, "    {}: {}{mode}", path(&e.path), entry(&e.kind));
+        let mode = e.mode.map(|m| format!("[mode {m:o}] ")).unwrap_or_default();
+        let _ = writeln!(s, "    {}: {mode}{}", path(&e.path), entry(&e.kind));
     }
     let c = &case.config;
     let _ = writeln!(s, "\nand a runtime configured with:");
