@@ -34,6 +34,18 @@ fn summary(report_dir: &Path) -> serde_json::Value {
         &std::fs::read(report_dir.join("report.json")).expect("report written"),
     )
     .expect("report is JSON");
+    let schema: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(repo().join("reports/report.schema.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the report schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "report.json does not match its schema: {errors:?}"
+    );
     report["summary"].clone()
 }
 
@@ -220,13 +232,17 @@ fn known_failures_lists_round_trip() {
     );
     // Once the case passes, the stale entry fails the run so the list stays honest.
     std::fs::write(&case_file, &original).unwrap();
+    let report = dir.path().join("report");
     let fixed = skillspec(&[
         "run",
         "--cases",
         c,
         "--known-failures",
         list.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
     ]);
+    assert_eq!(summary(&report)["fixed"], 1);
     assert_eq!(fixed.status.code(), Some(1), "{}", text(&fixed));
     assert!(
         text(&fixed).contains("remove them from the list"),
@@ -295,6 +311,7 @@ fn the_suite_finds_the_deviations_of_a_naive_runtime() {
             .unwrap_or_default()
     };
     assert_eq!(r["implementation"]["name"], "naive-legacy-loader");
+    assert!(summary(&report)["failed"].as_u64().unwrap() > 0);
     // What the legacy loader does right passes through the protocol.
     assert_eq!(
         status("discovery.legacy.fallback.value-after-first-colon"),
