@@ -21,6 +21,8 @@ pub struct RunOptions {
     pub fixtures: PathBuf,
     /// The interpreter every case's runtime runs helpers with.
     pub python: PathBuf,
+    /// The name prefix of each case's temporary root (so one run can find its own leftovers).
+    pub temp_prefix: String,
 }
 
 /// The step at which a case failed and why.
@@ -233,7 +235,7 @@ fn run_steps(
     seq: u64,
 ) -> Result<Status, StepError> {
     let tmp = tempfile::Builder::new()
-        .prefix("skillspec-")
+        .prefix(&opts.temp_prefix)
         .tempdir()
         .map_err(|e| StepError::Fixture(format!("cannot create a temporary directory: {e}")))?;
     // The canonical path, so that the real path of anything inside equals its spelled path.

@@ -49,6 +49,7 @@ pub fn repository_suite() -> (case::Suite, execute::RunOptions) {
     let opts = execute::RunOptions {
         fixtures: default_fixtures_dir(),
         python: python::resolve(None).unwrap_or_else(|_| "python3".into()),
+        temp_prefix: format!("skillspec-test-{}-", std::process::id()),
     };
     (suite, opts)
 }

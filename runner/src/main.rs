@@ -225,6 +225,7 @@ fn run(args: RunArgs) -> ExitCode {
         Err(_) => PathBuf::from("python3"),
     };
     let opts = RunOptions {
+        temp_prefix: "skillspec-".into(),
         fixtures: args
             .fixtures
             .unwrap_or_else(|| local_or("fixtures", skillspec_runner::default_fixtures_dir())),

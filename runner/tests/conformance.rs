@@ -54,7 +54,7 @@ fn main() {
     // Every helper (and everything it started) must be gone: look for any process still working
     // inside a case root, by its current directory.
     std::thread::sleep(std::time::Duration::from_millis(200));
-    let survivors = processes_in_case_roots();
+    let survivors = processes_in_case_roots(&opts.temp_prefix);
     if !survivors.is_empty() {
         eprintln!(
             "processes outlived their cases:\n  {}",
@@ -65,13 +65,14 @@ fn main() {
     conclusion.exit();
 }
 
-/// Processes (other than this one) whose working directory is inside a `skillspec-` case root.
-fn processes_in_case_roots() -> Vec<String> {
+/// Processes (other than this one) whose working directory is inside one of this run's case
+/// roots (their names start with `prefix`, which holds this process's id).
+fn processes_in_case_roots(prefix: &str) -> Vec<String> {
     let me = std::process::id().to_string();
     let tmp_dir = std::env::temp_dir();
     let tmp = std::fs::canonicalize(&tmp_dir)
         .unwrap_or(tmp_dir)
-        .join("skillspec-");
+        .join(prefix);
     let prefix = tmp.to_string_lossy().into_owned();
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
