@@ -11,7 +11,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::discovery::{self, Discovery, RootError};
+use crate::discovery::{self, Discovery};
 use crate::prompt;
 use crate::read_reference;
 use crate::run_script;
@@ -25,7 +25,6 @@ pub struct Runtime {
     /// The real path of the root, resolved when it was opened (helpers get real paths).
     root_path: std::path::PathBuf,
     discovery: Discovery,
-    root_error: Option<RootError>,
     /// Calls made in the current turn: (tool, canonical arguments) and their results.
     turn: Vec<(ToolName, String, ToolResult)>,
 }
@@ -38,7 +37,6 @@ impl Runtime {
             root: None,
             root_path: std::path::PathBuf::new(),
             discovery: Discovery::default(),
-            root_error: None,
             turn: Vec::new(),
         };
         rt.rescan();
@@ -48,21 +46,13 @@ impl Runtime {
     /// Scans the skills root again (a reload); the turn memory is kept.
     pub fn rescan(&mut self) -> &Discovery {
         self.root = None;
-        self.root_error = None;
         self.discovery = Discovery::default();
         if let Some(root) = &self.config.skills_root {
-            match safe_fs::open_root(root) {
-                Ok(fd) => {
-                    self.root_path = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
-                    self.discovery = discovery::discover_in(fd.as_fd());
-                    self.root = Some(fd);
-                }
-                Err(e) => {
-                    self.root_error = Some(RootError {
-                        path: root.display().to_string(),
-                        message: e.to_string(),
-                    })
-                }
+            // A root that cannot be opened loads no guide (SPEC.md `tools.registration`).
+            if let Ok(fd) = safe_fs::open_root(root) {
+                self.root_path = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+                self.discovery = discovery::discover_in(fd.as_fd());
+                self.root = Some(fd);
             }
         }
         &self.discovery
@@ -70,11 +60,6 @@ impl Runtime {
 
     pub fn discovery(&self) -> &Discovery {
         &self.discovery
-    }
-
-    /// Why the root could not be scanned, when it could not.
-    pub fn root_error(&self) -> Option<&RootError> {
-        self.root_error.as_ref()
     }
 
     /// The registered tools: both when at least one guide loaded, else none.
