@@ -23,7 +23,8 @@ pub struct Config {
     pub replay: Option<String>,
     /// `SKILL_SCRIPT_TIMEOUT_MS`; `None` means [`DEFAULT_TIMEOUT_MS`].
     pub timeout_ms: Option<u64>,
-    /// The interpreter that runs helpers (`pythonPath`, default `python3`).
+    /// The interpreter that runs helpers (`pythonPath`, default `python3`), as the operator wrote
+    /// it: resolved once at start-up (see [`crate::interpreter`]).
     pub python: PathBuf,
     /// The environment of the runtime's own process, from which helpers inherit the allowed
     /// variables only.

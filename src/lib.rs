@@ -12,11 +12,12 @@
 //! - [`discovery`]: the scan and the loaded guides.
 //! - [`skill_path`], [`read_reference`], [`run_script`]: the two tools; [`policy`], [`trading`]
 //!   and [`process`]: approval, the trading guard and helper lifecycle.
-//! - [`tools`], [`runtime`], [`prompt`], [`config`]: the host around them.
+//! - [`tools`], [`runtime`], [`prompt`], [`config`], [`interpreter`]: the host around them.
 
 pub mod config;
 pub mod discovery;
 pub mod frontmatter;
+pub mod interpreter;
 pub mod legacy;
 pub mod policy;
 pub mod process;

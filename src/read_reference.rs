@@ -63,10 +63,14 @@ pub fn find_skill<'a>(discovery: &'a Discovery, skill: &str) -> Result<&'a Guide
     })
 }
 
-/// Opens the skill directory and walks `segments[..last]` below it, returning the directory that
-/// holds the leaf. Symlinks anywhere are `invalid_path`; a missing or non-directory component is
-/// `not_found`.
-pub fn open_parent(root: &OwnedFd, guide: &Guide, segments: &[&str]) -> Result<OwnedFd, ToolError> {
+/// Opens the skill directory and walks `segments[..last]` below it, returning the skill
+/// directory and the directory that holds the leaf. Symlinks anywhere are `invalid_path`; a
+/// missing or non-directory component is `not_found`.
+pub fn open_parent(
+    root: &OwnedFd,
+    guide: &Guide,
+    segments: &[&str],
+) -> Result<(OwnedFd, OwnedFd), ToolError> {
     let skill_dir =
         safe_fs::open_dir_chain(root.as_fd(), &guide.components).map_err(|e| match e {
             DirError::Symlink => ToolError::new(
@@ -80,7 +84,7 @@ pub fn open_parent(root: &OwnedFd, guide: &Guide, segments: &[&str]) -> Result<O
             _ => ToolError::new(ErrorCode::NotFound, "the skill directory no longer exists"),
         })?;
     let parents = &segments[..segments.len().saturating_sub(1)];
-    safe_fs::open_dir_chain(skill_dir.as_fd(), parents).map_err(|e| match e {
+    let parent = safe_fs::open_dir_chain(skill_dir.as_fd(), parents).map_err(|e| match e {
         DirError::Symlink => ToolError::new(
             ErrorCode::InvalidPath,
             "a directory on the path is a symlink",
@@ -92,7 +96,8 @@ pub fn open_parent(root: &OwnedFd, guide: &Guide, segments: &[&str]) -> Result<O
             ErrorCode::NotFound,
             format!("cannot open a directory on the path: {m}"),
         ),
-    })
+    })?;
+    Ok((skill_dir, parent))
 }
 
 /// Maps a leaf failure to the tool's error codes.
@@ -119,7 +124,7 @@ pub fn read_reference(root: &OwnedFd, discovery: &Discovery, args: &Value) -> To
     let guide = find_skill(discovery, skill)?;
     let segments = skill_path::validate(path, PathScope::Reference)
         .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()))?;
-    let parent = open_parent(root, guide, &segments)?;
+    let (_, parent) = open_parent(root, guide, &segments)?;
     let leaf = segments.last().copied().unwrap_or_default();
     let bytes = safe_fs::read_regular(
         parent.as_fd(),

@@ -11,7 +11,6 @@ use std::ffi::OsStr;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -19,8 +18,9 @@ use sha2::{Digest, Sha256};
 
 use crate::config::Config;
 use crate::discovery::Discovery;
+use crate::interpreter::InterpreterError;
 use crate::policy::Policy;
-use crate::process::{self, Ending};
+use crate::process::{self, Ending, HelperCommand};
 use crate::read_reference::{find_skill, leaf_error, object_args, open_parent, string_arg};
 use crate::safe_fs::{self, LeafError};
 use crate::skill_path::{self, PathScope};
@@ -120,12 +120,14 @@ pub fn tail_chars(text: &str, n: usize) -> &str {
     }
 }
 
-/// Runs `skill_run_script`. `root_path` is the real path of the skills root.
+/// Runs `skill_run_script`. `root_path` is the real path of the skills root; `interpreter` is the
+/// configured interpreter as resolved at start-up.
 pub fn run_script(
     root: &OwnedFd,
     root_path: &Path,
     discovery: &Discovery,
     config: &Config,
+    interpreter: &Result<PathBuf, InterpreterError>,
     args: &Value,
 ) -> ToolResult {
     // 1. Input.
@@ -138,7 +140,7 @@ pub fn run_script(
     // 2. Path: validated text, then the walk; the helper stays open from here on.
     let segments = skill_path::validate(script, PathScope::Script)
         .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()))?;
-    let parent = open_parent(root, guide, &segments)?;
+    let (skill_dir_fd, parent) = open_parent(root, guide, &segments)?;
     let leaf = segments.last().copied().unwrap_or_default();
     let helper = safe_fs::open_regular(parent.as_fd(), OsStr::from_bytes(leaf.as_bytes()))
         .map_err(|e| leaf_error(e, MAX_HELPER_BYTES))?;
@@ -218,21 +220,25 @@ pub fn run_script(
         ));
     }
 
-    // 6.–8. Execution, environment, limits.
+    // 6.–8. Execution, environment, limits. The helper enters the skill directory through the
+    // descriptor the checked walk opened; its real path is derived from the root's real path and
+    // the checked components, never resolved again.
+    let python = interpreter
+        .as_ref()
+        .map_err(|e| ToolError::new(ErrorCode::SpawnFailed, e.to_string()))?;
     let mut skill_dir = root_path.to_path_buf();
     for c in &guide.components {
         skill_dir.push(OsStr::from_bytes(c));
     }
-    let real_path: PathBuf = segments.iter().fold(skill_dir.clone(), |p, s| p.join(s));
-    let mut command = Command::new(&config.python);
+    let real_path: PathBuf = segments.iter().fold(skill_dir, |p, s| p.join(s));
+    let mut command = HelperCommand::new(python);
     command
         .arg("-I")
         .arg("-c")
         .arg(BOOTSTRAP)
         .arg(&real_path)
         .args(&argv)
-        .current_dir(&skill_dir)
-        .env_clear();
+        .current_dir_fd(skill_dir_fd);
     for key in PASSED_ENV {
         if let Some(v) = config.host_env.get(key) {
             command.env(key, v);
@@ -240,10 +246,10 @@ pub fn run_script(
     }
     command.env("SPORTS_SKILLS_REPLAY", "off");
     let timeout = Duration::from_millis(config.timeout_ms().max(1));
-    let finished = process::run_limited(command, bytes, timeout, OUTPUT_CAP).map_err(|e| {
+    let finished = process::run_limited(&command, &bytes, timeout, OUTPUT_CAP).map_err(|e| {
         ToolError::new(
             ErrorCode::SpawnFailed,
-            format!("cannot start {}: {}", config.python.display(), e.0),
+            format!("cannot start {}: {e}", python.display()),
         )
     })?;
     let stdout = String::from_utf8_lossy(&finished.stdout).into_owned();

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::discovery::{self, Discovery};
+use crate::interpreter::{self, InterpreterError};
 use crate::prompt;
 use crate::read_reference;
 use crate::run_script;
@@ -27,12 +28,19 @@ pub struct Runtime {
     discovery: Discovery,
     /// Calls made in the current turn: (tool, canonical arguments) and their results.
     turn: Vec<(ToolName, String, ToolResult)>,
+    /// The configured interpreter, resolved once at start-up.
+    interpreter: Result<std::path::PathBuf, InterpreterError>,
 }
 
 impl Runtime {
-    /// Starts a runtime: with a skills root configured, scans it.
+    /// Starts a runtime: resolves the interpreter and, with a skills root configured, scans it.
     pub fn start(config: Config) -> Runtime {
+        let interpreter = interpreter::resolve(
+            config.python.as_os_str(),
+            config.host_env.get("PATH").map(std::ffi::OsStr::new),
+        );
         let mut rt = Runtime {
+            interpreter,
             config,
             root: None,
             root_path: std::path::PathBuf::new(),
@@ -123,9 +131,14 @@ impl Runtime {
         };
         match name {
             ToolName::ReadReference => read_reference::read_reference(root, &self.discovery, args),
-            ToolName::RunScript => {
-                run_script::run_script(root, &self.root_path, &self.discovery, &self.config, args)
-            }
+            ToolName::RunScript => run_script::run_script(
+                root,
+                &self.root_path,
+                &self.discovery,
+                &self.config,
+                &self.interpreter,
+                args,
+            ),
         }
     }
 }
