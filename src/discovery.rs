@@ -179,16 +179,15 @@ pub fn discover_in(root: BorrowedFd<'_>) -> Discovery {
     let mut loaded = Vec::new();
     for (name, group) in by_name {
         if group.len() > 1 {
-            let others: Vec<String> = group.iter().map(|c| join_display(&c.components)).collect();
+            // One line per directory, naming how many share the id (not all of them: n records
+            // listing n paths each would cost O(n²) for a tree built to exploit it).
+            let count = group.len();
+            let id = display_bytes(&name);
             for c in &group {
                 skipped.push(Skip {
                     path: join_display(&c.components),
                     reason: SkipReason::Duplicate,
-                    detail: format!(
-                        "skill id `{}` is ambiguous: {}",
-                        display_bytes(&name),
-                        others.join(", ")
-                    ),
+                    detail: format!("skill id `{id}` is shared by {count} skill directories"),
                 });
             }
             continue;

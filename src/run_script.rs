@@ -57,9 +57,10 @@ pub const PASSED_ENV: [&str; 9] = [
 pub const BOOTSTRAP: &str = r#"import os, sys, types
 _path = sys.argv[1]
 _source = sys.stdin.buffer.read()
-sys.stdin.close()
-sys.stdin = open(os.devnull, "r")
-os.dup2(sys.stdin.fileno(), 0)
+_null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_null, 0)
+os.close(_null)
+sys.stdin = open(0, "r", closefd=False)
 sys.argv = sys.argv[1:]
 sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd(), os.path.dirname(_path))]
 _main = types.ModuleType("__main__")

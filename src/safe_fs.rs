@@ -135,9 +135,24 @@ pub fn list_dir(dir: BorrowedFd<'_>) -> io::Result<Vec<(Vec<u8>, EntryKind)>> {
     Ok(out)
 }
 
-/// Opens the regular file `name` in `dir` for reading: no symlink, non-blocking (FIFOs and
-/// devices return at once), and checked with `fstat` on the opened descriptor.
+/// Opens the regular file `name` in `dir` for reading. The entry is examined with `fstatat`
+/// (without following links) first, and anything that is not a regular file — a symlink, a
+/// directory, a FIFO, a socket, a device — is refused without ever being opened, since opening a
+/// device or a FIFO can have side effects (a FIFO's writer is released, a tape rewinds). The
+/// regular file is then opened without following links and non-blocking, and `fstat` on the
+/// opened descriptor must show the same regular file (same device and inode): an entry swapped
+/// between the two calls is refused too.
 pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafError> {
+    let before = match rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => st,
+        Err(Errno::NOENT) => return Err(LeafError::NotFound),
+        Err(e) => return Err(LeafError::Unreadable(e.to_string())),
+    };
+    match kind_of(FileType::from_raw_mode(before.st_mode)) {
+        EntryKind::Regular => {}
+        EntryKind::Symlink => return Err(LeafError::Symlink),
+        EntryKind::Directory | EntryKind::Special => return Err(LeafError::NotRegular),
+    }
     let fd = match rfs::openat(
         dir,
         name,
@@ -147,19 +162,15 @@ pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafEr
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Err(LeafError::NotFound),
         Err(Errno::LOOP) => return Err(LeafError::Symlink),
-        // A socket cannot be opened at all; it is still "not a regular file".
+        // Swapped for something that cannot be opened for reading (a socket).
         Err(Errno::NXIO) | Err(Errno::OPNOTSUPP) => return Err(LeafError::NotRegular),
-        Err(e) => {
-            // O_NOFOLLOW reports ELOOP for symlinks, but some kernels say EMLINK; classify by lstat.
-            return Err(match entry_kind(dir, name).ok().flatten() {
-                Some(EntryKind::Symlink) => LeafError::Symlink,
-                Some(EntryKind::Special) | Some(EntryKind::Directory) => LeafError::NotRegular,
-                _ => LeafError::Unreadable(e.to_string()),
-            });
-        }
+        Err(e) => return Err(LeafError::Unreadable(e.to_string())),
     };
     let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
-    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
+        || st.st_dev != before.st_dev
+        || st.st_ino != before.st_ino
+    {
         return Err(LeafError::NotRegular);
     }
     // The descriptor was opened non-blocking only so that the open itself cannot hang; regular
@@ -251,6 +262,35 @@ mod tests {
             open_regular(root.as_fd(), OsStr::new("link")).err(),
             Some(LeafError::Symlink)
         );
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_being_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mknodat(CWD, &fifo, FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
+        // A writer blocks in open() until some reader opens the FIFO: opening it is a side effect
+        // the runtime must not have.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let writer_path = fifo.clone();
+        std::thread::spawn(move || {
+            let opened = std::fs::OpenOptions::new().write(true).open(&writer_path);
+            let _ = tx.send(opened.is_ok());
+        });
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let root = open_root(dir.path()).unwrap();
+        assert_eq!(
+            open_regular(root.as_fd(), OsStr::new("fifo")).err(),
+            Some(LeafError::NotRegular)
+        );
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(300))
+                .is_err(),
+            "the FIFO's writer was released: the runtime opened the FIFO"
+        );
+        // Release the writer ourselves so the thread ends.
+        let _reader = std::fs::File::open(&fifo).unwrap();
+        assert_eq!(rx.recv_timeout(std::time::Duration::from_secs(5)), Ok(true));
     }
 
     #[test]

@@ -37,9 +37,29 @@ pub fn default_fixtures_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
 }
 
+/// Keeps one descriptor open without close-on-exec for the rest of the process, as the programs
+/// that start real runtimes leave them (seen: a pipe and `/dev/null` at descriptors 10 and 251).
+/// Every implementation under test inherits it (the in-process reference through this process,
+/// an adapter through its start), so a runtime that passes inherited descriptors on to helpers
+/// fails `run.exec.only-standard-descriptors` everywhere, not only where a launcher leaked one.
+pub fn hold_inherited_descriptor() {
+    static HELD: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    HELD.get_or_init(|| {
+        if let Ok(fd) = rustix::fs::open(
+            "/dev/null",
+            rustix::fs::OFlags::RDONLY,
+            rustix::fs::Mode::empty(),
+        ) {
+            // Deliberately never closed: it must stay open for every case of the run.
+            let _ = std::os::fd::IntoRawFd::into_raw_fd(fd);
+        }
+    });
+}
+
 /// The repository's suite and run options for the test harnesses: every case error is printed
 /// and the process exits with 2, as `skillspec run` does.
 pub fn repository_suite() -> (case::Suite, execute::RunOptions) {
+    hold_inherited_descriptor();
     let suite = case::load_dir(&default_cases_dir()).unwrap_or_else(|errors| {
         for e in errors {
             eprintln!("{e}");

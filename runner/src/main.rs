@@ -199,6 +199,7 @@ struct RunArgs {
 }
 
 fn run(args: RunArgs) -> ExitCode {
+    skillspec_runner::hold_inherited_descriptor();
     let suite = match load_suite(args.cases) {
         Ok(s) => s,
         Err(code) => return code,

@@ -177,7 +177,17 @@ pub struct Started {
 
 /// A close-on-exec pipe whose two ends are both above the standard descriptors.
 fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
     let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    // Without pipe2 the flag is set right after creation (a fork in that instant could inherit
+    // the descriptors; the supervisor closes everything it does not need in any case).
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
+    let (r, w) = {
+        let (r, w) = rustix::pipe::pipe()?;
+        rustix::io::fcntl_setfd(&r, rustix::io::FdFlags::CLOEXEC)?;
+        rustix::io::fcntl_setfd(&w, rustix::io::FdFlags::CLOEXEC)?;
+        (r, w)
+    };
     Ok((above_stdio(r)?, above_stdio(w)?))
 }
 

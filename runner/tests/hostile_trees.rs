@@ -1,0 +1,69 @@
+//! `skillspec check-tree` (the reference's discovery) on skill trees built to exhaust it: its peak
+//! memory stays bounded and linear whatever the tree holds.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_skillspec"))
+}
+
+/// Runs `command` to completion and returns its exit code, its stdout, and its peak resident set
+/// size in KiB (from the kernel's accounting of that one child).
+fn run_measured(command: &mut Command) -> (Option<i32>, Vec<u8>, u64) {
+    use std::io::Read;
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let mut out = Vec::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        stdout.read_to_end(&mut out).expect("stdout is readable");
+    }
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `wait4` writes only to `status` and `usage`, both valid locals; `pid` is our own
+    // unreaped child (std's `Child` is not waited on afterwards).
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4 failed: {}", std::io::Error::last_os_error());
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, out, usage.ru_maxrss as u64)
+}
+
+fn same_id_tree(root: &Path, n: usize) {
+    for i in 0..n {
+        let dir = root.join(format!("g{i:05}/same"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            "---\nname: same\ndescription: one of many\n---\n",
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn twelve_thousand_directories_sharing_one_id_cost_linear_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    same_id_tree(&root, 12_000);
+    let (code, out, peak_kib) = run_measured(
+        Command::new(bin())
+            .args(["check-tree", "--json"])
+            .arg(&root),
+    );
+    assert_eq!(code, Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&out).expect("check-tree prints JSON");
+    assert_eq!(report["loaded"].as_array().map(Vec::len), Some(0));
+    let skipped = report["skipped"].as_array().expect("a skipped list");
+    assert_eq!(skipped.len(), 12_000);
+    assert!(skipped.iter().all(|s| s["reason"] == "duplicate"));
+    eprintln!("check-tree on 12,000 same-id directories: peak RSS {peak_kib} KiB");
+    assert!(
+        peak_kib < 100 * 1024,
+        "check-tree used {peak_kib} KiB for 12,000 duplicates"
+    );
+}
