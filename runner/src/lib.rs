@@ -9,10 +9,12 @@
 //! - [`protocol`], [`implementation`], [`reference`], [`adapter_client`], [`adapter_server`]:
 //!   the `Implementation` seam and its two sides.
 //! - [`execute`], [`report`], [`show`], [`python`]: running cases and telling people about it.
+//! - [`check_tree`]: the `check-tree` command (the reference on a real skills root).
 
 pub mod adapter_client;
 pub mod adapter_server;
 pub mod case;
+pub mod check_tree;
 pub mod clauses;
 pub mod execute;
 pub mod expect;

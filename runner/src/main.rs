@@ -3,6 +3,7 @@
 //! Exit codes: 0 every case passed (or the command succeeded); 1 a case failed or errored;
 //! 2 bad usage or bad case files; 3 the adapter is broken.
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -145,6 +146,23 @@ fn main() -> ExitCode {
         Command::Show { id, cases } => show_case(cases, &id),
         Command::CheckTree { root, json } => check_tree(&root, json),
         Command::Adapter { without } => serve_adapter(&without),
+    }
+}
+
+/// Writes a command's whole output to stdout. A reader that went away (`skillspec list | head -1`)
+/// is not an error.
+fn emit(text: &str) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("skillspec: cannot write the output: {e}");
+            ExitCode::from(EXIT_FAILED)
+        }
     }
 }
 
@@ -362,6 +380,7 @@ fn list(cases: Option<PathBuf>, json: bool) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
+    let mut out = String::new();
     if json {
         let items: Vec<serde_json::Value> = suite
             .cases
@@ -373,14 +392,14 @@ fn list(cases: Option<PathBuf>, json: bool) -> ExitCode {
                 })
             })
             .collect();
-        println!("{}", serde_json::Value::Array(items));
+        let _ = writeln!(out, "{}", serde_json::Value::Array(items));
     } else {
         for c in &suite.cases {
-            println!("{:<50} {}", c.id, c.clauses.join(" "));
+            let _ = writeln!(out, "{:<50} {}", c.id, c.clauses.join(" "));
         }
-        println!("{} cases", suite.cases.len());
+        let _ = writeln!(out, "{} cases", suite.cases.len());
     }
-    ExitCode::SUCCESS
+    emit(&out)
 }
 
 fn clauses(cases: Option<PathBuf>, json: bool) -> ExitCode {
@@ -397,6 +416,7 @@ fn clauses(cases: Option<PathBuf>, json: bool) -> ExitCode {
             .map(|c| c.id.as_str())
             .collect()
     };
+    let mut out = String::new();
     let level = |l: Level| match l {
         Level::Must => "MUST",
         Level::Should => "SHOULD",
@@ -409,23 +429,29 @@ fn clauses(cases: Option<PathBuf>, json: bool) -> ExitCode {
                 serde_json::json!({"id": c.id, "level": level(c.level), "feature": c.feature, "cases": citing(c.id)})
             })
             .collect();
-        println!("{}", serde_json::Value::Array(items));
+        let _ = writeln!(out, "{}", serde_json::Value::Array(items));
     } else {
         let mut uncited = 0;
         for c in CLAUSES {
             let ids = citing(c.id);
             uncited += usize::from(ids.is_empty());
             let feature = c.feature.map(|f| format!(" [{f}]")).unwrap_or_default();
-            println!(
+            let _ = writeln!(
+                out,
                 "{:<32} {:<6} {:>4} case(s){feature}",
                 c.id,
                 level(c.level),
                 ids.len()
             );
         }
-        println!("{} clauses, {} cited by no case", CLAUSES.len(), uncited);
+        let _ = writeln!(
+            out,
+            "{} clauses, {} cited by no case",
+            CLAUSES.len(),
+            uncited
+        );
     }
-    ExitCode::SUCCESS
+    emit(&out)
 }
 
 fn show_case(cases: Option<PathBuf>, id: &str) -> ExitCode {
@@ -434,10 +460,7 @@ fn show_case(cases: Option<PathBuf>, id: &str) -> ExitCode {
         Err(code) => return code,
     };
     match suite.cases.iter().find(|c| c.id == id) {
-        Some(c) => {
-            print!("{}", show::render(c));
-            ExitCode::SUCCESS
-        }
+        Some(c) => emit(&show::render(c)),
         None => {
             let close: Vec<&str> = suite
                 .cases
@@ -457,40 +480,10 @@ fn show_case(cases: Option<PathBuf>, id: &str) -> ExitCode {
 }
 
 fn check_tree(root: &Path, json: bool) -> ExitCode {
-    let d = match skillspec_reference::discover(root) {
-        Ok(d) => d,
-        Err(e) => return usage_error(e),
-    };
-    if json {
-        let value = serde_json::json!({
-            "loaded": d.loaded.iter().map(|g| serde_json::json!({
-                "id": g.id, "path": g.path, "format": g.format, "name": g.name, "description": g.description,
-            })).collect::<Vec<_>>(),
-            "skipped": d.skipped.iter().map(|s| serde_json::json!({"path": s.path, "reason": s.reason.as_str()})).collect::<Vec<_>>(),
-        });
-        println!("{value}");
-    } else {
-        println!(
-            "loaded {} guide(s) from {}:",
-            d.loaded.len(),
-            root.display()
-        );
-        for g in &d.loaded {
-            let format = if g.format == skillspec_reference::GuideFormat::Legacy {
-                "legacy"
-            } else {
-                "portable"
-            };
-            println!("  {:<24} {:<9} {}  ({})", g.id, format, g.name, g.path);
-        }
-        if !d.skipped.is_empty() {
-            println!("skipped {}:", d.skipped.len());
-            for s in &d.skipped {
-                println!("  {:<40} {:<12} {}", s.path, s.reason.as_str(), s.detail);
-            }
-        }
+    match skillspec_runner::check_tree::render(root, json) {
+        Ok(text) => emit(&text),
+        Err(e) => usage_error(e),
     }
-    ExitCode::SUCCESS
 }
 
 fn serve_adapter(without: &[String]) -> ExitCode {

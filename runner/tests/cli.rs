@@ -330,3 +330,26 @@ fn the_suite_finds_the_deviations_of_a_naive_runtime() {
         "errored {errored}, failed {failed}"
     );
 }
+
+#[test]
+fn a_closed_stdout_is_not_a_crash() {
+    for args in [
+        vec!["list"],
+        vec!["clauses"],
+        vec!["show", "run.exec.only-standard-descriptors"],
+    ] {
+        let mut child = Command::new(bin())
+            .args(&args)
+            .current_dir(repo())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before anything is written (`skillspec list | head -0`).
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}

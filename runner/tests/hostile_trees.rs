@@ -67,3 +67,38 @@ fn twelve_thousand_directories_sharing_one_id_cost_linear_memory() {
         "check-tree used {peak_kib} KiB for 12,000 duplicates"
     );
 }
+
+#[test]
+fn check_tree_warns_about_hard_links_to_files_outside_a_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    std::fs::create_dir_all(root.join("alpha/references")).unwrap();
+    std::fs::write(
+        root.join("alpha/SKILL.md"),
+        "---\nname: alpha\ndescription: first\n---\n",
+    )
+    .unwrap();
+    let outside = dir.path().join("outside.md");
+    std::fs::write(&outside, "someone else's file").unwrap();
+    std::fs::hard_link(&outside, root.join("alpha/references/notes.md")).unwrap();
+    std::fs::write(root.join("alpha/references/own.md"), "own").unwrap();
+    let out = Command::new(bin())
+        .args(["check-tree", "--json"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["warnings"],
+        serde_json::json!([{"path": "alpha/references/notes.md", "warning": "hard_link", "links": 2}])
+    );
+    let text = Command::new(bin())
+        .arg("check-tree")
+        .arg(&root)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("alpha/references/notes.md"), "{text}");
+    assert!(text.contains("hard links"), "{text}");
+}
