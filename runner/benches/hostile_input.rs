@@ -9,12 +9,11 @@
 //! The trees are built with the suite's own fixture code (`fixture::materialize`).
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 use skillspec_reference::discovery::discover;
-use skillspec_reference::process::run_limited;
+use skillspec_reference::process::{run_limited, HelperCommand};
 use skillspec_runner::fixture::{self, Tree};
 
 fn tree(entries: Map<String, Value>) -> Tree {
@@ -65,9 +64,9 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-fn sh(script: &str) -> Command {
-    let mut c = Command::new("/bin/sh");
-    c.arg("-c").arg(script);
+fn sh(script: &str) -> HelperCommand {
+    let mut c = HelperCommand::new("/bin/sh");
+    c.arg("-c").arg(script).env("PATH", "/usr/bin:/bin");
     c
 }
 
@@ -92,8 +91,8 @@ fn main() {
 
     let small = time(10, || {
         run_limited(
-            sh("echo one line"),
-            Vec::new(),
+            &sh("echo one line"),
+            b"",
             Duration::from_secs(30),
             262_144,
         )
@@ -102,8 +101,8 @@ fn main() {
     let rss_before = peak_rss_kib();
     let flood = time(10, || {
         run_limited(
-            sh("head -c 8589934592 /dev/zero"),
-            Vec::new(),
+            &sh("head -c 8589934592 /dev/zero"),
+            b"",
             Duration::from_secs(30),
             262_144,
         )
