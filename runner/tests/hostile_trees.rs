@@ -10,6 +10,8 @@ fn bin() -> PathBuf {
 
 /// Runs `command` to completion and returns its exit code, its stdout, and its peak resident set
 /// size in KiB (from the kernel's accounting of that one child).
+// The child is reaped with `wait4` (which std does not offer), not with `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn run_measured(command: &mut Command) -> (Option<i32>, Vec<u8>, u64) {
     use std::io::Read;
     let mut child = command
