@@ -310,10 +310,11 @@ fn read_guide_file(dir: BorrowedFd<'_>, file: &str) -> Result<String, (SkipReaso
     })
 }
 
-/// Whether `id` can name a skill: valid UTF-8 without control characters.
+/// Whether `id` can name a skill: valid UTF-8 without control characters or backticks (the
+/// prompt writes ids in backticks; one inside would end the code span).
 fn valid_id(bytes: &[u8]) -> Option<String> {
     let s = std::str::from_utf8(bytes).ok()?;
-    if s.chars().any(char::is_control) {
+    if s.chars().any(|c| c.is_control() || c == '`') {
         return None;
     }
     Some(s.to_owned())
@@ -324,7 +325,7 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
     let id = valid_id(last).ok_or_else(|| {
         (
             SkipReason::BadName,
-            "a skill id must be UTF-8 without control characters".to_owned(),
+            "a skill id must be UTF-8 without control characters or backticks".to_owned(),
         )
     })?;
     let skill_md = read_guide_file(dir, "SKILL.md")?;

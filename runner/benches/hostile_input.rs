@@ -90,13 +90,7 @@ fn main() {
     );
 
     let small = time(10, || {
-        run_limited(
-            &sh("echo one line"),
-            b"",
-            Duration::from_secs(30),
-            262_144,
-        )
-        .unwrap()
+        run_limited(&sh("echo one line"), b"", Duration::from_secs(30), 262_144).unwrap()
     });
     let rss_before = peak_rss_kib();
     let flood = time(10, || {

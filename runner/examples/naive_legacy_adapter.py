@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A deliberately naive skill runtime behind the skillspec adapter protocol (PROTOCOL.md).
 
-It models the public "legacy" guide loader described in ../shared research: a skill is a
+It models the public "legacy" guide loader of the sportsclaw engine (SPEC.md, discovery.legacy): a skill is a
 directory with both skill.yml and SKILL.md, skill.yml is read line by line, the body is the whole
 SKILL.md, directories (symlinked ones too) are walked without a size or depth rule, files are
 decoded leniently, duplicates are kept and nothing is sorted; it has no skill tools. Its only

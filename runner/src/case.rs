@@ -673,12 +673,19 @@ fn parse_expect(
                 skipped: r.skipped,
             }))
         }
-        Action::Implementation(WireStep::Tools) => Some(O::Tools(typed::<ToolsExpect>(
-            cx,
-            line,
-            "expect (of tools)",
-            &rest,
-        )?)),
+        Action::Implementation(WireStep::Tools) => {
+            let t: ToolsExpect = typed(cx, line, "expect (of tools)", &rest)?;
+            if let Some(unknown) = t.unknown_tools().first() {
+                return Err(cx.err(
+                    line,
+                    format!(
+                        "`{unknown}` is not a tool the specification defines ({}); a host's own tools are never compared",
+                        crate::clauses::SPEC_TOOLS.join(", ")
+                    ),
+                ));
+            }
+            Some(O::Tools(t))
+        }
         Action::Implementation(WireStep::Prompt) => Some(O::Prompt(typed::<PromptExpect>(
             cx,
             line,

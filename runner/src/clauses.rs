@@ -1,8 +1,12 @@
-//! The clause ids of the requirements (mirrored from `../shared/requirements.md`; SPEC.md explains
-//! each). Cases may only cite ids listed here, and a case citing a clause that belongs to an
+//! The clause ids (mirrored from the clause index at the end of SPEC.md, which is their source;
+//! SPEC.md explains each). Cases may only cite ids listed here, and a case citing a clause that belongs to an
 //! optional feature must require that feature.
 
 use crate::features::Feature;
+
+/// The tools the specification defines. `tools` expectations compare only these: a host's own
+/// tools are not the suite's business.
+pub const SPEC_TOOLS: &[&str] = &["skill_read_reference", "skill_run_script"];
 
 /// How binding a clause is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -66,16 +66,31 @@ impl GuideExpect {
     }
 }
 
-/// What `tools` must report.
+/// What `tools` must report. Only the tools the specification defines
+/// ([`crate::clauses::SPEC_TOOLS`]) are compared: every real host offers its own tools as well,
+/// and those are not the suite's business.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolsExpect {
-    /// Exactly these tools are offered (order does not matter).
+    /// Of the spec's tools, exactly these are offered (order does not matter).
     #[serde(default)]
     pub offered: Option<Vec<String>>,
     /// None of these is offered.
     #[serde(default)]
     pub not_offered: Vec<String>,
+}
+
+impl ToolsExpect {
+    /// Tool names this expectation mentions that the specification does not define.
+    pub fn unknown_tools(&self) -> Vec<&str> {
+        self.offered
+            .iter()
+            .flatten()
+            .chain(&self.not_offered)
+            .map(String::as_str)
+            .filter(|t| !crate::clauses::SPEC_TOOLS.contains(t))
+            .collect()
+    }
 }
 
 /// What `prompt` must report.
@@ -88,7 +103,12 @@ pub struct PromptExpect {
     /// No text occurs in the prompt.
     #[serde(default)]
     pub not_contains: Vec<String>,
-    /// The prompt is (or is not) byte-identical to the prompt rendered without the feature.
+    /// Each text occurs exactly this many times.
+    #[serde(default)]
+    pub occurrences: BTreeMap<String, usize>,
+    /// The prompt is (or is not) byte-identical to the prompt the implementation reports it
+    /// rendered without the feature. Self-reported, so only ever a secondary check: cases pin
+    /// what the prompt must and must not contain directly.
     #[serde(default)]
     pub same_as_baseline: Option<bool>,
 }
@@ -442,11 +462,20 @@ fn check_tools(e: &ToolsExpect, a: &ToolsResult) -> Vec<Mismatch> {
     if let Some(want) = &e.offered {
         let mut want = want.clone();
         want.sort();
-        if want != actual {
+        let spec_offered: Vec<String> = actual
+            .iter()
+            .filter(|t| crate::clauses::SPEC_TOOLS.contains(&t.as_str()))
+            .cloned()
+            .collect();
+        if want != spec_offered {
             out.push(mismatch(
-                "offered tools",
+                "offered tools (of those the spec defines)",
                 show(&Value::from(want)),
-                show(&Value::from(actual.clone())),
+                format!(
+                    "{} (all offered: {})",
+                    show(&Value::from(spec_offered)),
+                    show(&Value::from(actual.clone()))
+                ),
             ));
         }
     }
@@ -475,6 +504,19 @@ fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> {
                 "prompt",
                 format!("not containing {}", show(&Value::from(c.clone()))),
                 show(&Value::from(a.text.clone())),
+            ));
+        }
+    }
+    for (text, want) in &e.occurrences {
+        let got = a.text.matches(text.as_str()).count();
+        if got != *want {
+            out.push(mismatch(
+                format!(
+                    "occurrences of {} in the prompt",
+                    show(&Value::from(text.clone()))
+                ),
+                want.to_string(),
+                format!("{got} in {}", show(&Value::from(a.text.clone()))),
             ));
         }
     }

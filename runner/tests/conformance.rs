@@ -109,7 +109,16 @@ fn mutate(case: &mut Case) -> bool {
                 skipped.insert("mutant/path".into(), "duplicate".into());
             }
         }
-        Some(OutcomeExpect::Tools(t)) => t.offered = Some(vec!["mutant_tool".into()]),
+        Some(OutcomeExpect::Tools(t)) => {
+            // Toggle one spec tool in the expected set; or claim the tools the case says are
+            // not offered are offered.
+            let tool = skillspec_runner::clauses::SPEC_TOOLS[1].to_owned();
+            match &mut t.offered {
+                Some(offered) if offered.contains(&tool) => offered.retain(|x| *x != tool),
+                Some(offered) => offered.push(tool),
+                None => t.offered = Some(t.not_offered.clone()),
+            }
+        }
         Some(OutcomeExpect::Prompt(p)) => p.contains.push("\u{1}mutant".into()),
         Some(OutcomeExpect::Call(c)) => {
             c.ok = None;
