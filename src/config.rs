@@ -5,8 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// The default helper timeout (`SKILL_SCRIPT_TIMEOUT_MS` unset).
+/// The default helper timeout (`SKILL_SCRIPT_TIMEOUT_MS` unset or not a valid setting).
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// The largest accepted `SKILL_SCRIPT_TIMEOUT_MS` (one day).
+pub const MAX_TIMEOUT_MS: u64 = 86_400_000;
 
 /// Everything the runtime is configured with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,8 +23,8 @@ pub struct Config {
     pub allow_trading: bool,
     /// `SPORTS_SKILLS_REPLAY` as the runtime sees it. `None` (unset) and `off` allow helpers.
     pub replay: Option<String>,
-    /// `SKILL_SCRIPT_TIMEOUT_MS`; `None` means [`DEFAULT_TIMEOUT_MS`].
-    pub timeout_ms: Option<u64>,
+    /// `SKILL_SCRIPT_TIMEOUT_MS` exactly as set (`None`: unset); see [`Config::timeout_ms`].
+    pub timeout_ms: Option<String>,
     /// The interpreter that runs helpers (`pythonPath`, default `python3`), as the operator wrote
     /// it: resolved once at start-up (see [`crate::interpreter`]).
     pub python: PathBuf,
@@ -51,7 +53,53 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The helper timeout in milliseconds (SPEC.md `run.timeout`): the setting when it is a
+    /// decimal integer of ASCII digits only, from 1 to [`MAX_TIMEOUT_MS`]; otherwise — unset,
+    /// empty, `0`, negative, signed, spaced, fractional, exponent, not a number, too large —
+    /// [`DEFAULT_TIMEOUT_MS`]. A typo can neither disable the limit nor make every call time out
+    /// at once.
     pub fn timeout_ms(&self) -> u64 {
-        self.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS)
+        self.timeout_ms
+            .as_deref()
+            .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|t| t.parse::<u64>().ok())
+            .filter(|ms| (1..=MAX_TIMEOUT_MS).contains(ms))
+            .unwrap_or(DEFAULT_TIMEOUT_MS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeout_settings() {
+        let with = |t: Option<&str>| {
+            Config {
+                timeout_ms: t.map(str::to_owned),
+                ..Config::default()
+            }
+            .timeout_ms()
+        };
+        assert_eq!(with(None), DEFAULT_TIMEOUT_MS);
+        assert_eq!(with(Some("500")), 500);
+        assert_eq!(with(Some("0500")), 500);
+        assert_eq!(with(Some("1")), 1);
+        assert_eq!(with(Some("86400000")), MAX_TIMEOUT_MS);
+        for bad in [
+            "",
+            "0",
+            "-5",
+            "+5",
+            " 500",
+            "500 ",
+            "1e3",
+            "1.5",
+            "abc",
+            "86400001",
+            "99999999999999999999999",
+        ] {
+            assert_eq!(with(Some(bad)), DEFAULT_TIMEOUT_MS, "{bad:?}");
+        }
     }
 }

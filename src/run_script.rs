@@ -246,7 +246,7 @@ pub fn run_script(
         }
     }
     command.env("SPORTS_SKILLS_REPLAY", "off");
-    let timeout = Duration::from_millis(config.timeout_ms().max(1));
+    let timeout = Duration::from_millis(config.timeout_ms());
     let finished = process::run_limited(&command, &bytes, timeout, OUTPUT_CAP).map_err(|e| {
         ToolError::new(
             ErrorCode::SpawnFailed,

@@ -55,10 +55,13 @@ impl Runtime {
     pub fn rescan(&mut self) -> &Discovery {
         self.root = None;
         self.discovery = Discovery::default();
-        if let Some(root) = &self.config.skills_root {
-            // A root that cannot be opened loads no guide (SPEC.md `tools.registration`).
+        // An empty setting is the same as none; a relative one is never opened (SPEC.md
+        // `enable.unset`); a root that cannot be opened loads no guide (`tools.registration`).
+        if let Some(root) = self.config.skills_root.as_ref().filter(|r| r.is_absolute()) {
             if let Ok(fd) = safe_fs::open_root(root) {
-                self.root_path = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+                self.root_path = safe_fs::real_path_of(&fd)
+                    .or_else(|| std::fs::canonicalize(root).ok())
+                    .unwrap_or_else(|| root.clone());
                 self.discovery = discovery::discover_in(fd.as_fd());
                 self.root = Some(fd);
             }

@@ -51,6 +51,23 @@ pub fn open_root(path: &Path) -> io::Result<OwnedFd> {
     Ok(fd)
 }
 
+/// The real path of the directory an open descriptor refers to, read from the descriptor itself
+/// (`/proc/self/fd` on Linux) so that it names what was opened, not what the path leads to now.
+/// Elsewhere, or without `/proc`, `None`.
+pub fn real_path_of(fd: &OwnedFd) -> Option<std::path::PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let p = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()?;
+        p.is_absolute().then_some(p)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = fd;
+        None
+    }
+}
+
 /// Why a directory component could not be entered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DirError {

@@ -69,13 +69,14 @@ pub enum Allowlist {
 /// Implementation-neutral runtime configuration of a case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaseConfig {
-    /// The skills root relative to the case root; `None` leaves it unset. Default `skills`.
-    pub skills_root: Option<String>,
+    /// The skills root. Default: `skills` in the case root.
+    pub skills_root: SkillsRoot,
     pub script_allowlist: Option<Allowlist>,
     pub tool_allowlist: Option<Vec<String>>,
     pub allow_trading: bool,
     pub replay: Option<String>,
-    pub timeout_ms: Option<u64>,
+    /// `SKILL_SCRIPT_TIMEOUT_MS` exactly as set (a number in the case file is sent as its text).
+    pub timeout_ms: Option<String>,
     /// The runtime's own environment; `{root}` in values is the case root.
     pub env: BTreeMap<String, String>,
     /// Overrides the interpreter the runner resolved (`{root}` is the case root), for cases about
@@ -83,6 +84,17 @@ pub struct CaseConfig {
     pub python: Option<String>,
     /// A platform to emulate (needs the `platform-emulation` feature).
     pub platform: Option<Platform>,
+}
+
+/// Where the runtime's skills root is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkillsRoot {
+    /// Not set: the feature is off.
+    Unset,
+    /// This path relative to the case root (sent as an absolute path).
+    InCase(String),
+    /// This text exactly as an operator might write it (empty, relative), sent verbatim.
+    AsWritten(String),
 }
 
 /// Platforms a case can ask the runtime to emulate.
@@ -96,7 +108,7 @@ pub enum Platform {
 impl Default for CaseConfig {
     fn default() -> Self {
         CaseConfig {
-            skills_root: Some("skills".into()),
+            skills_root: SkillsRoot::InCase("skills".into()),
             script_allowlist: None,
             tool_allowlist: None,
             allow_trading: false,
@@ -393,6 +405,8 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         #[serde(default)]
         skills_root: Option<String>,
         #[serde(default)]
+        skills_root_as_written: Option<String>,
+        #[serde(default)]
         script_allowlist: Option<Value>,
         #[serde(default)]
         tool_allowlist: Option<Vec<String>>,
@@ -401,7 +415,7 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         #[serde(default)]
         replay: Option<String>,
         #[serde(default)]
-        timeout_ms: Option<u64>,
+        timeout_ms: Option<Value>,
         #[serde(default)]
         env: BTreeMap<String, String>,
         #[serde(default)]
@@ -412,12 +426,20 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
     let obj = as_object(cx, line, "config", v)?;
     let raw: RawConfig = typed(cx, line, "config", v)?;
     // `skills_root: null` (written out) unsets the root; leaving the key out uses `skills`.
-    let skills_root = if obj.contains_key("skills_root") {
-        raw.skills_root
-    } else {
-        Some("skills".into())
+    let skills_root = match (obj.contains_key("skills_root"), raw.skills_root_as_written) {
+        (true, Some(_)) => {
+            return Err(cx.err(
+                line,
+                "`config` has either `skills_root` or `skills_root_as_written`, not both",
+            ))
+        }
+        (false, Some(text)) => SkillsRoot::AsWritten(text),
+        (true, None) => raw
+            .skills_root
+            .map_or(SkillsRoot::Unset, SkillsRoot::InCase),
+        (false, None) => SkillsRoot::InCase("skills".into()),
     };
-    if let Some(root) = &skills_root {
+    if let SkillsRoot::InCase(root) = &skills_root {
         if root.starts_with('/') || root.split('/').any(|s| s == "..") {
             return Err(cx.err(
                 line,
@@ -476,7 +498,20 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         tool_allowlist: raw.tool_allowlist,
         allow_trading: raw.allow_trading,
         replay: raw.replay,
-        timeout_ms: raw.timeout_ms,
+        timeout_ms: match raw.timeout_ms {
+            None | Some(Value::Null) => None,
+            Some(Value::String(t)) => Some(t),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(other) => {
+                return Err(cx.err(
+                    line,
+                    format!(
+                        "`config.timeout_ms` is the setting's text or a number, got {}",
+                        kind_name(&other)
+                    ),
+                ))
+            }
+        },
         env: raw.env,
         python: raw.python,
         platform: raw.platform,
@@ -839,7 +874,7 @@ mod tests {
         assert_eq!(c.id, "t.one");
         assert_eq!(c.steps.len(), 1);
         assert_eq!(c.steps[0].line, 7);
-        assert_eq!(c.config.skills_root.as_deref(), Some("skills"));
+        assert_eq!(c.config.skills_root, SkillsRoot::InCase("skills".into()));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::case::{Action, Allowlist, Case, HashSource};
+use crate::case::{Action, Allowlist, Case, HashSource, SkillsRoot};
 use crate::expect::{check_outcome, Mismatch};
 use crate::features::Feature;
 use crate::fixture;
@@ -136,15 +136,22 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
         env.insert(k.clone(), substitute(v, root)?);
     }
     Ok(WireConfig {
-        skills_root: c
-            .skills_root
-            .as_ref()
-            .map(|r| root.join(r).to_string_lossy().into_owned()),
+        skills_root: match &c.skills_root {
+            SkillsRoot::Unset => None,
+            SkillsRoot::InCase(r) => Some(root.join(r).to_string_lossy().into_owned()),
+            SkillsRoot::AsWritten(text) => Some(
+                substitute(text, root)?.replace(
+                    "{root_from_cwd}",
+                    &relative_from_cwd(root)
+                        .ok_or("cannot express the case root relative to the working directory")?,
+                ),
+            ),
+        },
         script_allowlist,
         tool_allowlist: c.tool_allowlist.clone(),
         allow_trading: c.allow_trading,
         replay: c.replay.clone(),
-        timeout_ms: c.timeout_ms,
+        timeout_ms: c.timeout_ms.clone(),
         python: match &c.python {
             Some(p) => substitute(p, root)?,
             None => python.to_string_lossy().into_owned(),
@@ -154,6 +161,25 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
             crate::case::Platform::NoProcessGroups => "no-process-groups".to_owned(),
         }),
     })
+}
+
+/// The case root as a relative path from the runner's working directory (which the in-process
+/// reference shares, and in which adapters are started).
+fn relative_from_cwd(root: &Path) -> Option<String> {
+    let cwd = std::env::current_dir().ok()?.canonicalize().ok()?;
+    let common = cwd
+        .components()
+        .zip(root.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut rel = PathBuf::new();
+    for _ in cwd.components().skip(common) {
+        rel.push("..");
+    }
+    for c in root.components().skip(common) {
+        rel.push(c);
+    }
+    Some(rel.to_string_lossy().into_owned())
 }
 
 fn check_files(case_root: &Path, expect: &crate::expect::FilesExpect) -> Vec<Mismatch> {

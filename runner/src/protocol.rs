@@ -26,8 +26,9 @@ pub struct WireConfig {
     pub allow_trading: bool,
     /// `SPORTS_SKILLS_REPLAY` as the runtime sees it; `null` when unset.
     pub replay: Option<String>,
-    /// `SKILL_SCRIPT_TIMEOUT_MS`; `null` for the default.
-    pub timeout_ms: Option<u64>,
+    /// `SKILL_SCRIPT_TIMEOUT_MS` exactly as the runtime sees it (any text, valid or not);
+    /// `null` when unset.
+    pub timeout_ms: Option<String>,
     /// The Python interpreter to run helpers with (absolute path).
     pub python: String,
     /// The environment of the runtime's own process.

@@ -55,7 +55,7 @@ pub fn runtime_config(config: &WireConfig) -> Config {
         tool_allowlist: config.tool_allowlist.clone(),
         allow_trading: config.allow_trading,
         replay: config.replay.clone(),
-        timeout_ms: config.timeout_ms,
+        timeout_ms: config.timeout_ms.clone(),
         python: PathBuf::from(&config.python),
         host_env: config.env.clone(),
         no_process_groups: config.platform.as_deref() == Some("no-process-groups") || !cfg!(unix),

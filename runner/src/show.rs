@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::case::{Action, Allowlist, Case, HashSource};
+use crate::case::{Action, Allowlist, Case, HashSource, SkillsRoot};
 use crate::expect::{Matcher, OutcomeExpect};
 use crate::fixture::EntryKind;
 use crate::protocol::WireStep;
@@ -101,13 +101,11 @@ pub fn render(case: &Case) -> String {
     }
     let c = &case.config;
     let _ = writeln!(s, "\nand a runtime configured with:");
-    let _ = writeln!(
-        s,
-        "    skills root: {}",
-        c.skills_root
-            .as_deref()
-            .unwrap_or("(unset: the feature is off)")
-    );
+    let _ = match &c.skills_root {
+        SkillsRoot::Unset => writeln!(s, "    skills root: (unset: the feature is off)"),
+        SkillsRoot::InCase(r) => writeln!(s, "    skills root: {r}"),
+        SkillsRoot::AsWritten(t) => writeln!(s, "    skills root, exactly as written: {t:?}"),
+    };
     match &c.script_allowlist {
         None => {
             let _ = writeln!(s, "    script allowlist: (unset)");
@@ -139,8 +137,8 @@ pub fn render(case: &Case) -> String {
     if let Some(r) = &c.replay {
         let _ = writeln!(s, "    replay mode: {r}");
     }
-    if let Some(t) = c.timeout_ms {
-        let _ = writeln!(s, "    helper timeout: {t} ms");
+    if let Some(t) = &c.timeout_ms {
+        let _ = writeln!(s, "    helper timeout setting: {t:?}");
     }
     if c.platform.is_some() {
         let _ = writeln!(s, "    emulating a platform without POSIX process groups");
