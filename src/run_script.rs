@@ -146,28 +146,28 @@ pub fn run_script(
     let helper = safe_fs::open_regular(parent.as_fd(), OsStr::from_bytes(leaf.as_bytes()))
         .map_err(|e| leaf_error(e, MAX_HELPER_BYTES))?;
 
-    // 3. Trading guard.
+    // 3. Trading guard (mandatory): the helper's name without `.py`, then every argument, cut
+    // into folded tokens (SPEC.md `run.trading`). Only `allow_trading` lifts it.
     if !config.allow_trading {
-        let stem = leaf.strip_suffix(".py").unwrap_or(leaf);
-        if trading::is_blocked(stem) {
+        if let Some(hit) = trading::check_helper_name(leaf) {
             return Err(ToolError::new(
                 ErrorCode::BlockedTool,
-                format!("the helper name `{leaf}` is on the trading blocklist"),
+                format!("the helper name `{leaf}` is on the trading blocklist: {hit}"),
             ));
         }
-        if let Some(a) = argv
+        if let Some((i, hit)) = argv
             .iter()
-            .filter_map(|a| trading::identifier(a))
-            .find(|id| trading::is_blocked(id))
+            .enumerate()
+            .find_map(|(i, a)| trading::check(a).map(|hit| (i, hit)))
         {
             return Err(ToolError::new(
                 ErrorCode::BlockedTool,
-                format!("the argument `{a}` is on the trading blocklist"),
+                format!("argument {i} is on the trading blocklist: {hit}"),
             ));
         }
     }
 
-    // 4. Replay guard.
+    // 4. Replay guard (mandatory): anything but exactly `off` refuses before approval.
     if let Some(mode) = config.replay.as_deref().filter(|m| *m != "off") {
         return Err(ToolError::new(
             ErrorCode::ReplayBlocked,

@@ -77,6 +77,7 @@ impl Adapter {
                 version: String::new(),
                 language: None,
                 features: Vec::new(),
+                unknown_features: Vec::new(),
             },
             seq: 0,
             record,

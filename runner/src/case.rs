@@ -886,7 +886,7 @@ mod tests {
         assert_eq!(e.line, Some(7));
         let e = parse(&GOOD.replace("    expect:\n      loaded: [a]\n", "")).unwrap_err();
         assert!(e.message.contains("checks nothing"));
-        let e = parse(&GOOD.replace("discovery.portable", "run.trading")).unwrap_err();
-        assert!(e.message.contains("trading-guard"));
+        let e = parse(&GOOD.replace("discovery.portable", "hitl.confirm")).unwrap_err();
+        assert!(e.message.contains("`hitl`"), "{}", e.message);
     }
 }

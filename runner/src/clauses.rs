@@ -145,7 +145,7 @@ pub const CLAUSES: &[Clause] = &[
     Clause {
         id: "tools.turn-reuse",
         level: Level::Must,
-        feature: Some(Feature::TurnReuse),
+        feature: None,
     },
     Clause {
         id: "read.scope",
@@ -235,12 +235,12 @@ pub const CLAUSES: &[Clause] = &[
     Clause {
         id: "run.trading",
         level: Level::Must,
-        feature: Some(Feature::TradingGuard),
+        feature: None,
     },
     Clause {
         id: "run.replay",
         level: Level::Must,
-        feature: Some(Feature::ReplayGuard),
+        feature: None,
     },
     Clause {
         id: "run.approval",
@@ -279,7 +279,7 @@ pub const CLAUSES: &[Clause] = &[
     },
     Clause {
         id: "run.platform",
-        level: Level::May,
+        level: Level::Must,
         feature: None,
     },
     Clause {
@@ -490,6 +490,30 @@ mod tests {
             .map(|c| c.id)
             .collect();
         assert!(missing.is_empty(), "SPEC.md has no section for {missing:?}");
+    }
+
+    /// Seed 000 makes nothing of the core profile optional (SPEC.md "Optional features"): no core
+    /// clause belongs to a feature, so a runtime lacking one of them fails its cases instead of
+    /// being reported UNSUPPORTED. Only the other seeds' profiles are features.
+    #[test]
+    fn core_clauses_belong_to_no_feature() {
+        let core = |c: &&Clause| {
+            matches!(
+                c.id.split('.').next(),
+                Some("enable" | "discovery" | "tools" | "read" | "run" | "policy" | "prompt")
+            )
+        };
+        let optional: Vec<&str> = CLAUSES
+            .iter()
+            .filter(core)
+            .filter(|c| c.feature.is_some() || c.level != Level::Must)
+            .map(|c| c.id)
+            .collect();
+        assert!(optional.is_empty(), "optional core clauses: {optional:?}");
+        assert!(CLAUSES
+            .iter()
+            .filter(|c| !core(c))
+            .all(|c| c.feature.is_some()));
     }
 
     /// Every clause of the core profile is cited by at least two cases of the repository suite.

@@ -16,7 +16,7 @@ use skillspec_runner::case::{self, Case, Suite};
 use skillspec_runner::execute::{self, RunOptions, Status};
 use skillspec_runner::features::Feature;
 use skillspec_runner::implementation::Implementation;
-use skillspec_runner::reference::{Reference, REFERENCE_FEATURES};
+use skillspec_runner::reference::{Omission, Reference, REFERENCE_FEATURES};
 use skillspec_runner::report::{self, RunReport};
 use skillspec_runner::{adapter_server, filter_matches, python, show};
 
@@ -107,7 +107,9 @@ enum Command {
     },
     /// Serve the reference over the adapter protocol on stdin/stdout.
     Adapter {
-        /// Do not declare this feature (repeatable), to see how the suite treats its absence.
+        /// Do not declare this optional feature (its cases become UNSUPPORTED), or leave out this
+        /// mandatory guard (`trading-guard`, `replay-guard`, `turn-reuse`: its cases FAIL).
+        /// Repeatable.
         #[arg(long, value_name = "FEATURE")]
         without: Vec<String>,
     },
@@ -277,6 +279,9 @@ fn run(args: RunArgs) -> ExitCode {
         info.name,
         info.version
     );
+    if let Some(warning) = skillspec_runner::features::unknown_warning(&info.unknown_features) {
+        println!("{warning}");
+    }
     let mut results = Vec::new();
     let mut details = Vec::new();
     let mut column = 0;
@@ -487,14 +492,30 @@ fn check_tree(root: &Path, json: bool) -> ExitCode {
 }
 
 fn serve_adapter(without: &[String]) -> ExitCode {
+    // `--without NAME`: an optional feature is no longer declared (its cases become
+    // UNSUPPORTED); a mandatory behaviour that once was a feature is left out (its cases FAIL).
     let mut features: Vec<Feature> = REFERENCE_FEATURES.to_vec();
+    let mut omitted = Vec::new();
     for name in without {
-        match Feature::parse(name) {
-            Some(f) => features.retain(|x| *x != f),
-            None => return usage_error(format!("unknown feature `{name}`")),
+        if let Some(f) = Feature::parse(name) {
+            features.retain(|x| *x != f);
+        } else if let Some(o) = Omission::parse(name) {
+            omitted.push(o);
+        } else {
+            let known: Vec<&str> = Feature::ALL
+                .iter()
+                .map(|f| f.as_str())
+                .chain(Omission::ALL.iter().map(|o| o.as_str()))
+                .collect();
+            return usage_error(format!(
+                "`--without {name}`: no such feature or guard (known: {})",
+                known.join(", ")
+            ));
         }
     }
-    let mut reference = Reference::with_features(features);
+    let mut reference = omitted
+        .into_iter()
+        .fold(Reference::with_features(features), Reference::lacking);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     match adapter_server::serve(&mut reference, stdin.lock(), stdout.lock()) {

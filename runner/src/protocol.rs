@@ -93,6 +93,7 @@ pub enum Request {
 
 /// Who the implementation is and what it supports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "WireImplInfo")]
 pub struct ImplInfo {
     pub name: String,
     pub version: String,
@@ -100,6 +101,35 @@ pub struct ImplInfo {
     pub language: Option<String>,
     #[serde(default)]
     pub features: Vec<Feature>,
+    /// Declared names this runner does not know: ignored, and the run header warns
+    /// (PROTOCOL.md, `features`). Never sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_features: Vec<String>,
+}
+
+/// [`ImplInfo`] as an adapter sends it: feature names are read as plain strings, so that a name
+/// this runner does not know (a removed feature, or one of a newer runner) is not an error.
+#[derive(Deserialize)]
+struct WireImplInfo {
+    name: String,
+    version: String,
+    #[serde(default)]
+    language: Option<String>,
+    #[serde(default)]
+    features: Vec<String>,
+}
+
+impl From<WireImplInfo> for ImplInfo {
+    fn from(w: WireImplInfo) -> ImplInfo {
+        let (features, unknown_features) = crate::features::split_declared(w.features);
+        ImplInfo {
+            name: w.name,
+            version: w.version,
+            language: w.language,
+            features,
+            unknown_features,
+        }
+    }
 }
 
 /// Messages from the implementation to the runner.

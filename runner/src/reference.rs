@@ -1,4 +1,8 @@
 //! The reference runtime behind the `Implementation` seam, in-process.
+//!
+//! It declares [`REFERENCE_FEATURES`]. For demonstrations it can also be built without declaring
+//! some features ([`Reference::with_features`], which makes their cases UNSUPPORTED) or lacking
+//! some mandatory behaviour ([`Reference::lacking`], which makes their cases FAIL).
 
 use std::path::PathBuf;
 
@@ -11,19 +15,48 @@ use crate::protocol::{
     StepOutcome, ToolsResult, WireConfig, WireStep,
 };
 
-/// The features the reference implements.
-pub const REFERENCE_FEATURES: [Feature; 5] = [
-    Feature::TradingGuard,
-    Feature::ReplayGuard,
-    Feature::TurnReuse,
-    Feature::SkipReport,
-    Feature::PlatformEmulation,
-];
+/// The features the reference implements: every optional feature except the other seeds'
+/// profiles.
+pub const REFERENCE_FEATURES: [Feature; 2] = [Feature::SkipReport, Feature::PlatformEmulation];
+
+/// Mandatory behaviour the reference can leave out (`skillspec adapter --without NAME`), to show
+/// that the suite fails an implementation without it. The names are those of the former
+/// features ([`crate::features::REMOVED`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Omission {
+    /// No trading guard: every call is treated as if `allow_trading` were set.
+    TradingGuard,
+    /// No replay guard: the replay mode is ignored.
+    ReplayGuard,
+    /// No reuse within a turn: every call starts a new turn.
+    TurnReuse,
+}
+
+impl Omission {
+    pub const ALL: [Omission; 3] = [
+        Omission::TradingGuard,
+        Omission::ReplayGuard,
+        Omission::TurnReuse,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Omission::TradingGuard => "trading-guard",
+            Omission::ReplayGuard => "replay-guard",
+            Omission::TurnReuse => "turn-reuse",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Omission> {
+        Omission::ALL.into_iter().find(|o| o.as_str() == s)
+    }
+}
 
 /// The reference runtime, one fresh [`Runtime`] per case.
 pub struct Reference {
     info: ImplInfo,
     runtime: Option<Runtime>,
+    omitted: Vec<Omission>,
 }
 
 impl Default for Reference {
@@ -41,9 +74,22 @@ impl Reference {
                 version: env!("CARGO_PKG_VERSION").into(),
                 language: Some("rust".into()),
                 features,
+                unknown_features: Vec::new(),
             },
             runtime: None,
+            omitted: Vec::new(),
         }
+    }
+
+    /// The same reference without `omission`: a deliberately non-conforming implementation,
+    /// named so in reports (`skillspec-reference (without trading-guard)`).
+    pub fn lacking(mut self, omission: Omission) -> Reference {
+        if !self.omitted.contains(&omission) {
+            self.omitted.push(omission);
+            let names: Vec<&str> = self.omitted.iter().map(|o| o.as_str()).collect();
+            self.info.name = format!("skillspec-reference (without {})", names.join(", "));
+        }
+        self
     }
 }
 
@@ -74,7 +120,14 @@ impl Implementation for Reference {
         _root: &str,
         config: &WireConfig,
     ) -> Result<(), ImplError> {
-        self.runtime = Some(Runtime::start(runtime_config(config)));
+        let mut config = runtime_config(config);
+        if self.omitted.contains(&Omission::TradingGuard) {
+            config.allow_trading = true;
+        }
+        if self.omitted.contains(&Omission::ReplayGuard) {
+            config.replay = None;
+        }
+        self.runtime = Some(Runtime::start(config));
         Ok(())
     }
 
@@ -125,15 +178,20 @@ impl Implementation for Reference {
                 text: rt.system_prompt(),
                 baseline: rt.baseline_prompt(),
             }),
-            WireStep::Call { tool, args } => StepOutcome::Call(match rt.call(tool, args) {
-                Ok(value) => CallResult::Ok {
-                    ok: OkTrue(()),
-                    value,
-                },
-                Err(e) => CallResult::Err {
-                    ok: OkFalse(()),
-                    error: e.to_map(),
-                },
+            WireStep::Call { tool, args } => StepOutcome::Call({
+                if self.omitted.contains(&Omission::TurnReuse) {
+                    rt.new_turn();
+                }
+                match rt.call(tool, args) {
+                    Ok(value) => CallResult::Ok {
+                        ok: OkTrue(()),
+                        value,
+                    },
+                    Err(e) => CallResult::Err {
+                        ok: OkFalse(()),
+                        error: e.to_map(),
+                    },
+                }
             }),
             WireStep::NewTurn => {
                 rt.new_turn();
@@ -145,5 +203,28 @@ impl Implementation for Reference {
     fn end_case(&mut self) -> Result<(), ImplError> {
         self.runtime = None;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn omissions_are_the_removed_features() {
+        let names: Vec<&str> = Omission::ALL.iter().map(|o| o.as_str()).collect();
+        assert_eq!(names, crate::features::REMOVED);
+        for o in Omission::ALL {
+            assert_eq!(Omission::parse(o.as_str()), Some(o));
+        }
+        let r = Reference::default()
+            .lacking(Omission::TradingGuard)
+            .lacking(Omission::ReplayGuard)
+            .lacking(Omission::TradingGuard);
+        assert_eq!(
+            r.info().name,
+            "skillspec-reference (without trading-guard, replay-guard)"
+        );
+        assert_eq!(r.info().features, REFERENCE_FEATURES);
     }
 }

@@ -353,3 +353,97 @@ fn a_closed_stdout_is_not_a_crash() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
     }
 }
+
+/// The trading and replay guards are mandatory: the reference told to lack one (`adapter
+/// --without trading-guard`) fails the run (exit 1) and the failures name that guard's cases,
+/// while its near-miss cases still pass. No case is reported UNSUPPORTED for a missing guard.
+#[test]
+fn a_runtime_lacking_a_guard_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    for (guard, filter, named) in [
+        (
+            "trading-guard",
+            "run.trading",
+            "FAIL run.trading.pattern-02.blocked",
+        ),
+        ("replay-guard", "run.replay", "FAIL run.replay.live-blocked"),
+    ] {
+        let report = dir.path().join(guard);
+        let adapter = format!("{} adapter --without {guard}", bin().display());
+        let out = skillspec(&[
+            "run",
+            "--adapter",
+            &adapter,
+            "--filter",
+            filter,
+            "--report",
+            report.to_str().unwrap(),
+        ]);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{t}");
+        assert!(t.contains(named), "{t}");
+        assert!(t.contains(&format!("(without {guard})")), "{t}");
+        let s = summary(&report);
+        assert_eq!(s["unsupported"], 0, "{s}");
+        assert!(s["failed"].as_u64().unwrap() >= 5, "{s}");
+        assert!(s["passed"].as_u64().unwrap() >= 1, "{s}");
+    }
+    let r: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("trading-guard/report.json")).unwrap(),
+    )
+    .unwrap();
+    let status = |id: &str| {
+        r["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .map(|c| c["status"].as_str().unwrap().to_owned())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        status("run.trading.exact-polymarket-configure.blocked"),
+        "fail"
+    );
+    assert_eq!(status("run.trading.arg-fullwidth-blocked"), "fail");
+    assert_eq!(status("run.trading.pattern-09.near-miss-runs"), "pass");
+    // An unknown name is refused with the list of known ones.
+    let bad = skillspec(&["adapter", "--without", "no-such-guard"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad).contains("trading-guard"), "{}", text(&bad));
+}
+
+/// An adapter declaring feature names the runner does not know (a removed feature such as
+/// `trading-guard`, or a future one) is not broken: the names are ignored, the run header warns,
+/// and the report lists them.
+#[test]
+fn unknown_declared_features_are_ignored_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r");
+    let adapter = format!(
+        "{} adapter | sed -u 's/\"features\":\\[/\"features\":[\"trading-guard\",\"warp-drive\",/'",
+        bin().display()
+    );
+    let out = skillspec(&[
+        "run",
+        "--adapter",
+        &adapter,
+        "--filter",
+        "run.trading.pattern-01",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("warning: the implementation declares feature(s) this runner does not know, ignored: `trading-guard` (no longer optional: its cases always run), `warp-drive`"),
+        "{t}"
+    );
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(report.join("report.json")).unwrap()).unwrap();
+    assert_eq!(
+        r["implementation"]["unknown_features"],
+        serde_json::json!(["trading-guard", "warp-drive"])
+    );
+    assert_eq!(r["summary"]["passed"], 2);
+}
