@@ -948,4 +948,56 @@ mod tests {
         let e = parse(&GOOD.replace("discovery.portable", "run.trading")).unwrap_err();
         assert!(e.message.contains("trading-guard"));
     }
+
+    #[test]
+    fn repeats_are_bounded_per_case_before_allocating() {
+        let read = |times: u64| {
+            format!(
+                "  - read: {{skill: a, path: {{$repeat: \"{}\", times: {times}}}}}\n",
+                "x".repeat(1000)
+            )
+        };
+        let ok = parse(&format!("{GOOD}{}", read(16_000))).unwrap();
+        let Action::Implementation(WireStep::Call { args, .. }) = &ok.steps[1].action else {
+            panic!("a read step");
+        };
+        assert_eq!(args["path"].as_str().map(str::len), Some(16_000_000));
+        let e = parse(&format!("{GOOD}{}{}", read(8_000), read(9_000))).unwrap_err();
+        assert_eq!(e.line, Some(11));
+        assert!(e.message.contains("16 MiB"), "{}", e.message);
+        let e = parse(&format!("{GOOD}{}", read(1_000_000))).unwrap_err();
+        assert_eq!(e.line, Some(10));
+    }
+
+    #[test]
+    fn paths_through_symlink_entries_are_refused_with_the_line() {
+        let with_link = GOOD.replace("tree:\n", "tree:\n  out: {symlink: /etc}\n");
+        let cases = [
+            (with_link.replace("steps:\n", "  out/x: zz\nsteps:\n"), 5),
+            (format!("{with_link}  - remove: [out/passwd]\n"), 11),
+            (format!("{with_link}  - write: {{out/passwd: x}}\n"), 11),
+            (
+                format!("{with_link}  - discover:\n    expect: {{files: {{absent: [out/x]}}}}\n"),
+                11,
+            ),
+            (with_link.replace("/etc}", "/etc, mode: 0o644}"), 5),
+            (
+                format!("{GOOD}config:\n  env: {{X: \"{{sha256:skills/a}}\"}}\n"),
+                11,
+            ),
+        ];
+        for (text, line) in cases {
+            let e = parse(&text).unwrap_err();
+            assert_eq!(e.line, Some(line), "{text}\n{}", e.message);
+            assert!(
+                e.message.contains("symlink") || e.message.contains("not a regular file"),
+                "{}",
+                e.message
+            );
+        }
+        parse(&format!(
+            "{with_link}  - remove: [out]\n  - write: {{out/x: zz}}\n"
+        ))
+        .unwrap();
+    }
 }

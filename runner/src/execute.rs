@@ -375,5 +375,40 @@ mod tests {
             )
         );
         assert!(substitute("{sha256:missing}", dir.path()).is_err());
+        assert_eq!(
+            hashed_paths("a {sha256:x/y} {root} {sha256:z}").unwrap(),
+            ["x/y", "z"]
+        );
+        assert!(hashed_paths("{sha256:x").is_err());
+    }
+
+    #[test]
+    fn hashes_read_only_regular_files_in_the_case_root() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero")).unwrap();
+        std::os::unix::fs::symlink("/etc", dir.path().join("etc")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.path().join("fifo"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let sparse = std::fs::File::create(dir.path().join("huge")).unwrap();
+        sparse.set_len(fixture::MAX_READ + 1).unwrap();
+        let started = std::time::Instant::now();
+        for (rel, words) in [
+            ("zero", "`zero` is a symlink"),
+            ("etc/passwd", "`etc` is a symlink"),
+            ("fifo", "a FIFO"),
+            ("huge", "more than the 67108864"),
+        ] {
+            let err = sha256_file(dir.path(), rel.as_bytes()).unwrap_err();
+            assert!(err.contains(words), "{rel}: {err}");
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let err = substitute("{sha256:zero}", dir.path()).unwrap_err();
+        assert!(err.contains("cannot hash `zero`"), "{err}");
     }
 }
