@@ -456,28 +456,57 @@ fn cleanup_never_follows_a_planted_link_out_of_the_case_root() {
     assert_eq!(snapshot(&s.outside), before);
 }
 
+fn hash_case(id: &str, entry: &str, config: &str) -> String {
+    format!(
+        "id: hostile.{id}\nsummary: s.\nclauses: [run.approval]\ntree:\n{SKILL}  skills/alpha/scripts/x.py: {entry}\nconfig:\n{config}steps:\n  - run: {{skill: alpha, script: scripts/x.py}}\n    expect: {{ok: {{exit_code: 0}}}}\n"
+    )
+}
+
+const HASH_ENTRY: &str =
+    "  script_allowlist:\n    - {skill: alpha, script: scripts/x.py, sha256_of: skills/alpha/scripts/x.py}\n";
+const HASH_RAW: &str = "  script_allowlist: '[{\"skill\":\"alpha\",\"script\":\"scripts/x.py\",\"sha256\":\"{sha256:skills/alpha/scripts/x.py}\"}]'\n";
+
 #[test]
-fn hashes_of_links_fifos_and_other_non_files_are_refused_at_load_in_bounded_memory() {
+fn hashing_a_link_to_dev_zero_is_refused_quickly_in_bounded_memory() {
+    let s = sandbox();
+    s.case(
+        "zero",
+        &hash_case("zero", "{symlink: /dev/zero}", HASH_ENTRY),
+    );
+    s.case(
+        "zero-raw",
+        &hash_case("zero-raw", "{symlink: /dev/zero}", HASH_RAW),
+    );
+    // `run` stops the program past 1 GiB of peak memory or 30 seconds.
+    let run = s.run(Duration::from_secs(30));
+    assert_refused(
+        &run,
+        &[
+            ("zero", 8, "`skills/alpha/scripts/x.py` is a symlink entry"),
+            (
+                "zero-raw",
+                8,
+                "`skills/alpha/scripts/x.py` is a symlink entry",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn hashes_of_links_fifos_and_other_non_files_are_refused_at_load() {
     let s = sandbox();
     let before = snapshot(&s.outside);
-    let case = |id: &str, entry: &str, config: &str| {
-        format!(
-            "id: hostile.{id}\nsummary: s.\nclauses: [run.approval]\ntree:\n{SKILL}  skills/alpha/scripts/x.py: {entry}\nconfig:\n{config}steps:\n  - run: {{skill: alpha, script: scripts/x.py}}\n    expect: {{ok: {{exit_code: 0}}}}\n"
-        )
-    };
-    let entries = "  script_allowlist:\n    - {skill: alpha, script: scripts/x.py, sha256_of: skills/alpha/scripts/x.py}\n";
-    let raw = "  script_allowlist: '[{\"skill\":\"alpha\",\"script\":\"scripts/x.py\",\"sha256\":\"{sha256:skills/alpha/scripts/x.py}\"}]'\n";
-    s.case("zero", &case("zero", "{symlink: /dev/zero}", entries));
-    s.case("zero-raw", &case("zero-raw", "{symlink: /dev/zero}", raw));
+    let case = hash_case;
     s.case(
         "outside",
-        &case("outside", "{symlink: \"OUT/keep.txt\"}", entries),
+        &case("outside", "{symlink: \"OUT/keep.txt\"}", HASH_ENTRY),
     );
-    s.case("fifo", &case("fifo", "{fifo: true}", raw));
-    s.case("dir", &case("dir", "{dir: true}", entries));
+    s.case("fifo", &case("fifo", "{fifo: true}", HASH_RAW));
+    s.case("socket", &case("socket", "{socket: true}", HASH_ENTRY));
+    s.case("dir", &case("dir", "{dir: true}", HASH_ENTRY));
     s.case(
         "huge",
-        &case("huge", "{size: 17179869184, sparse: true}", entries),
+        &case("huge", "{size: 17179869184, sparse: true}", HASH_ENTRY),
     );
     s.case(
         "missing",
@@ -495,19 +524,32 @@ fn hashes_of_links_fifos_and_other_non_files_are_refused_at_load_in_bounded_memo
             "  env: {H: \"{sha256:skills/alpha/scripts/x.py/../../../../../dev/zero}\"}\n",
         ),
     );
-    let started = Instant::now();
     let run = s.run(Duration::from_secs(30));
-    assert!(started.elapsed() < Duration::from_secs(30));
     assert_refused(
         &run,
         &[
-            ("zero", 8, "`skills/alpha/scripts/x.py`"),
-            ("zero-raw", 8, "`skills/alpha/scripts/x.py`"),
-            ("outside", 8, "`skills/alpha/scripts/x.py`"),
-            ("fifo", 8, "`skills/alpha/scripts/x.py`"),
-            ("dir", 8, "`skills/alpha/scripts/x.py`"),
-            ("huge", 8, "`skills/alpha/scripts/x.py`"),
-            ("missing", 8, "`skills/alpha/scripts/y.py`"),
+            (
+                "outside",
+                8,
+                "`skills/alpha/scripts/x.py` is a symlink entry",
+            ),
+            (
+                "fifo",
+                8,
+                "`skills/alpha/scripts/x.py` is not a regular file",
+            ),
+            (
+                "socket",
+                8,
+                "`skills/alpha/scripts/x.py` is not a regular file",
+            ),
+            ("dir", 8, "`skills/alpha/scripts/x.py` is a directory"),
+            ("huge", 8, "more than the 64 MiB"),
+            (
+                "missing",
+                8,
+                "`skills/alpha/scripts/y.py` is not an entry of the tree",
+            ),
             ("env", 8, ".."),
         ],
     );
