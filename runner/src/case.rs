@@ -19,7 +19,7 @@ use crate::expect::{
     CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, ToolsExpect,
 };
 use crate::features::Feature;
-use crate::fixture::{parse_raw_path, Tree};
+use crate::fixture::{parse_raw_path, Layout, Tree};
 use crate::protocol::WireStep;
 
 /// A problem with a case file, located as precisely as possible.
@@ -289,21 +289,36 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         }
         clause_ids.push(c.value.clone());
     }
+    let tree_line = raw
+        .tree
+        .as_ref()
+        .map_or(line, |t| t.referenced.line() as usize);
     let tree = match &raw.tree {
-        Some(t) => parse_tree(&cx, t.referenced.line() as usize, &t.value)?,
+        Some(t) => parse_tree(&cx, tree_line, &t.value)?,
         None => Tree::default(),
     };
+    let config_line = raw
+        .config
+        .as_ref()
+        .map_or(line, |c| c.referenced.line() as usize);
     let config = match &raw.config {
-        Some(c) => parse_config(&cx, c.referenced.line() as usize, &c.value)?,
+        Some(c) => parse_config(&cx, config_line, &c.value)?,
         None => CaseConfig::default(),
     };
     if raw.steps.is_empty() {
         return Err(cx.err(line, "`steps` must not be empty"));
     }
     let mut steps = Vec::new();
+    let mut repeat_budget = MAX_REPEAT_PER_CASE;
     for s in &raw.steps {
-        steps.push(parse_step(&cx, s.referenced.line() as usize, &s.value)?);
+        steps.push(parse_step(
+            &cx,
+            s.referenced.line() as usize,
+            &s.value,
+            &mut repeat_budget,
+        )?);
     }
+    check_layout(&cx, (tree_line, &tree), (config_line, &config), &steps)?;
     if steps.iter().all(|s| s.expect.is_empty()) {
         return Err(cx.err(
             line,
@@ -391,6 +406,67 @@ fn typed<T: for<'de> Deserialize<'de>>(
     v: &Value,
 ) -> Result<T, CaseError> {
     serde_json::from_value(v.clone()).map_err(|e| cx.err(line, format!("in `{what}`: {e}")))
+}
+
+/// Refuses, when the case loads, what the runner could only do by following a link: an entry,
+/// `remove` or `files` path below a symlink entry, a hard link whose source lies through one,
+/// and hashing (`sha256_of`, `{sha256:PATH}`) anything but a regular file entry of the tree
+/// (see [`Layout`]). Errors name the line of the `tree`, `config` or step.
+fn check_layout(
+    cx: &Ctx<'_>,
+    (tree_line, tree): (usize, &Tree),
+    (config_line, config): (usize, &CaseConfig),
+    steps: &[Step],
+) -> Result<(), CaseError> {
+    let mut layout = Layout::default();
+    layout
+        .write(tree)
+        .map_err(|m| cx.err(tree_line, format!("in `tree`: {m}")))?;
+    let mut hashed: Vec<&str> = Vec::new();
+    let mut raw_texts: Vec<&str> = config.env.values().map(String::as_str).collect();
+    raw_texts.extend(config.python.as_deref());
+    match &config.script_allowlist {
+        Some(Allowlist::Raw(text)) => raw_texts.push(text),
+        Some(Allowlist::Entries(entries)) => {
+            hashed.extend(entries.iter().filter_map(|e| match &e.sha256 {
+                HashSource::Of(path) => Some(path.as_str()),
+                HashSource::Hex(_) => None,
+            }))
+        }
+        None => {}
+    }
+    for text in raw_texts {
+        hashed.extend(
+            crate::execute::hashed_paths(text)
+                .map_err(|m| cx.err(config_line, format!("in `config`: {m}")))?,
+        );
+    }
+    for path in hashed {
+        parse_raw_path(path)
+            .and_then(|rel| layout.regular_file(&rel))
+            .map_err(|m| {
+                cx.err(
+                    config_line,
+                    format!("in `config`: cannot hash `{path}`: {m}"),
+                )
+            })?;
+    }
+    for step in steps {
+        let at = |m: String| cx.err(step.line, format!("in `{}`: {m}", step.action.label()));
+        match &step.action {
+            Action::Write(t) => layout.write(t).map_err(at)?,
+            Action::Remove(paths) => layout.remove(paths).map_err(at)?,
+            Action::Implementation(_) | Action::Wait(_) => {}
+        }
+        if let Some(files) = &step.expect.files {
+            for p in files.exists.iter().chain(&files.absent) {
+                parse_raw_path(p)
+                    .and_then(|rel| layout.reachable(&rel))
+                    .map_err(|m| cx.err(step.line, format!("in `expect.files`: {m}")))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn parse_tree(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Tree, CaseError> {
@@ -523,7 +599,12 @@ const OPS: [&str; 10] = [
     "discover", "tools", "prompt", "call", "read", "run", "new_turn", "write", "remove", "wait",
 ];
 
-fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
+fn parse_step(
+    cx: &Ctx<'_>,
+    line: usize,
+    v: &Value,
+    repeat_budget: &mut usize,
+) -> Result<Step, CaseError> {
     let obj = as_object(cx, line, "step", v)?;
     for key in obj.keys() {
         if key != "expect" && !OPS.contains(&key.as_str()) {
@@ -583,11 +664,11 @@ fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
         }
         "read" => Action::Implementation(WireStep::Call {
             tool: "skill_read_reference".into(),
-            args: expand_repeats(payload.clone()).map_err(|e| cx.err(line, e))?,
+            args: expand_repeats(payload.clone(), repeat_budget).map_err(|e| cx.err(line, e))?,
         }),
         "run" => Action::Implementation(WireStep::Call {
             tool: "skill_run_script".into(),
-            args: expand_repeats(payload.clone()).map_err(|e| cx.err(line, e))?,
+            args: expand_repeats(payload.clone(), repeat_budget).map_err(|e| cx.err(line, e))?,
         }),
         "call" => {
             #[derive(Deserialize)]
@@ -599,7 +680,7 @@ fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
             let c: RawCall = typed(cx, line, "call", payload)?;
             Action::Implementation(WireStep::Call {
                 tool: c.tool,
-                args: expand_repeats(c.args).map_err(|e| cx.err(line, e))?,
+                args: expand_repeats(c.args, repeat_budget).map_err(|e| cx.err(line, e))?,
             })
         }
         "write" => {
@@ -636,9 +717,14 @@ fn parse_step(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Step, CaseError> {
     })
 }
 
+/// All `$repeat` expansions of one case together are at most this many bytes (16 MiB).
+const MAX_REPEAT_PER_CASE: usize = 16 * 1024 * 1024;
+
 /// Replaces every `{$repeat: TEXT, times: N, then: TEXT}` in tool arguments by TEXT repeated N
-/// times followed by the optional `then` text, so long arguments stay readable in a case.
-fn expand_repeats(v: Value) -> Result<Value, String> {
+/// times followed by the optional `then` text, so long arguments stay readable in a case. Each
+/// expansion is charged to `budget` (what is left of [`MAX_REPEAT_PER_CASE`]) before anything is
+/// allocated.
+fn expand_repeats(v: Value, budget: &mut usize) -> Result<Value, String> {
     match v {
         Value::Object(m) if m.contains_key("$repeat") => {
             let text = m.get("$repeat").and_then(Value::as_str);
@@ -648,9 +734,24 @@ fn expand_repeats(v: Value) -> Result<Value, String> {
                 .keys()
                 .all(|k| matches!(k.as_str(), "$repeat" | "times" | "then"));
             match (text, times, then, only_known) {
-                (Some(text), Some(times), Ok(then), true) if times <= 1_000_000 => Ok(
-                    Value::String(text.repeat(times as usize) + then.unwrap_or("")),
-                ),
+                (Some(text), Some(times), Ok(then), true) if times <= 1_000_000 => {
+                    let then = then.unwrap_or("");
+                    let size = usize::try_from(times)
+                        .ok()
+                        .and_then(|t| text.len().checked_mul(t))
+                        .and_then(|n| n.checked_add(then.len()))
+                        .filter(|n| *n <= *budget)
+                        .ok_or_else(|| {
+                            format!(
+                                "`$repeat` would make {} bytes here, and all `$repeat`s of a case together make at most {} MiB ({} bytes are left)",
+                                (text.len() as u128) * u128::from(times) + then.len() as u128,
+                                MAX_REPEAT_PER_CASE >> 20,
+                                *budget
+                            )
+                        })?;
+                    *budget -= size;
+                    Ok(Value::String(text.repeat(times as usize) + then))
+                }
                 _ => Err(
                     "`$repeat` takes a text, `times` (at most 1000000) and an optional `then` text"
                         .into(),
@@ -660,13 +761,13 @@ fn expand_repeats(v: Value) -> Result<Value, String> {
         Value::Object(m) => {
             let mut out = Map::new();
             for (k, v) in m {
-                out.insert(k, expand_repeats(v)?);
+                out.insert(k, expand_repeats(v, budget)?);
             }
             Ok(Value::Object(out))
         }
         Value::Array(items) => items
             .into_iter()
-            .map(expand_repeats)
+            .map(|item| expand_repeats(item, budget))
             .collect::<Result<_, _>>()
             .map(Value::Array),
         other => Ok(other),
@@ -888,5 +989,57 @@ mod tests {
         assert!(e.message.contains("checks nothing"));
         let e = parse(&GOOD.replace("discovery.portable", "hitl.confirm")).unwrap_err();
         assert!(e.message.contains("`hitl`"), "{}", e.message);
+    }
+
+    #[test]
+    fn repeats_are_bounded_per_case_before_allocating() {
+        let read = |times: u64| {
+            format!(
+                "  - read: {{skill: a, path: {{$repeat: \"{}\", times: {times}}}}}\n",
+                "x".repeat(1000)
+            )
+        };
+        let ok = parse(&format!("{GOOD}{}", read(16_000))).unwrap();
+        let Action::Implementation(WireStep::Call { args, .. }) = &ok.steps[1].action else {
+            panic!("a read step");
+        };
+        assert_eq!(args["path"].as_str().map(str::len), Some(16_000_000));
+        let e = parse(&format!("{GOOD}{}{}", read(8_000), read(9_000))).unwrap_err();
+        assert_eq!(e.line, Some(11));
+        assert!(e.message.contains("16 MiB"), "{}", e.message);
+        let e = parse(&format!("{GOOD}{}", read(1_000_000))).unwrap_err();
+        assert_eq!(e.line, Some(10));
+    }
+
+    #[test]
+    fn paths_through_symlink_entries_are_refused_with_the_line() {
+        let with_link = GOOD.replace("tree:\n", "tree:\n  out: {symlink: /etc}\n");
+        let cases = [
+            (with_link.replace("steps:\n", "  out/x: zz\nsteps:\n"), 5),
+            (format!("{with_link}  - remove: [out/passwd]\n"), 11),
+            (format!("{with_link}  - write: {{out/passwd: x}}\n"), 11),
+            (
+                format!("{with_link}  - discover:\n    expect: {{files: {{absent: [out/x]}}}}\n"),
+                11,
+            ),
+            (with_link.replace("/etc}", "/etc, mode: 0o644}"), 5),
+            (
+                format!("{GOOD}config:\n  env: {{X: \"{{sha256:skills/a}}\"}}\n"),
+                11,
+            ),
+        ];
+        for (text, line) in cases {
+            let e = parse(&text).unwrap_err();
+            assert_eq!(e.line, Some(line), "{text}\n{}", e.message);
+            assert!(
+                e.message.contains("symlink") || e.message.contains("not a regular file"),
+                "{}",
+                e.message
+            );
+        }
+        parse(&format!(
+            "{with_link}  - remove: [out]\n  - write: {{out/x: zz}}\n"
+        ))
+        .unwrap();
     }
 }

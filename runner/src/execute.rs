@@ -70,41 +70,101 @@ pub struct CaseOutcome {
     pub duration: Duration,
 }
 
-/// The SHA-256 of a file, lowercase hex.
-pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
-    Ok(hex(&Sha256::digest(&bytes)))
+/// The SHA-256 of the regular file `rel` of the case root, lowercase hex. The file is opened
+/// without following a link at any component, must be a regular file (never a FIFO or a device),
+/// and is read only up to [`fixture::MAX_READ`] bytes; anything else is an error naming the path.
+pub fn sha256_file(root: &Path, rel: &[u8]) -> Result<String, String> {
+    use std::io::Read;
+    let file = fixture::open_regular(root, rel, fixture::MAX_READ)?;
+    let mut hasher = Sha256::new();
+    let mut limited = file.take(fixture::MAX_READ + 1);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = limited
+            .read(&mut buf)
+            .map_err(|e| format!("`{}`: {e}", String::from_utf8_lossy(rel)))?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if total > fixture::MAX_READ {
+            return Err(format!(
+                "`{}` grew past the {} bytes the runner reads",
+                String::from_utf8_lossy(rel),
+                fixture::MAX_READ
+            ));
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hex(&hasher.finalize()))
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Replaces `{root}` and `{sha256:PATH}` in a raw configuration string.
-fn substitute(text: &str, root: &Path) -> Result<String, String> {
-    let mut out = String::new();
+/// A piece of a raw configuration string.
+enum Piece<'a> {
+    Text(&'a str),
+    /// `{root}`: the case root.
+    Root,
+    /// `{sha256:PATH}`: the hash of this tree path (still escaped).
+    Sha256(&'a str),
+}
+
+/// Splits a raw configuration string at its `{root}` and `{sha256:PATH}` placeholders.
+fn pieces(text: &str) -> Result<Vec<Piece<'_>>, String> {
+    let mut out = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
+        out.push(Piece::Text(&rest[..start]));
         let after = &rest[start..];
         if let Some(stripped) = after.strip_prefix("{root}") {
-            out.push_str(&root.to_string_lossy());
+            out.push(Piece::Root);
             rest = stripped;
         } else if let Some(body) = after.strip_prefix("{sha256:") {
             let end = body
                 .find('}')
                 .ok_or_else(|| format!("unclosed `{{sha256:` in `{text}`"))?;
-            let rel = fixture::parse_raw_path(&body[..end])?;
-            let digest = sha256_file(&fixture::path_in(root, &rel))
-                .map_err(|e| format!("cannot hash `{}`: {e}", &body[..end]))?;
-            out.push_str(&digest);
+            out.push(Piece::Sha256(&body[..end]));
             rest = &body[end + 1..];
         } else {
-            out.push('{');
+            out.push(Piece::Text("{"));
             rest = &after[1..];
         }
     }
-    out.push_str(rest);
+    out.push(Piece::Text(rest));
+    Ok(out)
+}
+
+/// The tree paths a raw configuration string hashes with `{sha256:PATH}` (checked when the case
+/// loads: each must be a regular file entry of the tree).
+pub fn hashed_paths(text: &str) -> Result<Vec<&str>, String> {
+    Ok(pieces(text)?
+        .into_iter()
+        .filter_map(|p| match p {
+            Piece::Sha256(path) => Some(path),
+            _ => None,
+        })
+        .collect())
+}
+
+/// Replaces `{root}` and `{sha256:PATH}` in a raw configuration string.
+fn substitute(text: &str, root: &Path) -> Result<String, String> {
+    let mut out = String::new();
+    for piece in pieces(text)? {
+        match piece {
+            Piece::Text(t) => out.push_str(t),
+            Piece::Root => out.push_str(&root.to_string_lossy()),
+            Piece::Sha256(path) => {
+                let rel = fixture::parse_raw_path(path)?;
+                let digest =
+                    sha256_file(root, &rel).map_err(|e| format!("cannot hash `{path}`: {e}"))?;
+                out.push_str(&digest);
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -121,7 +181,7 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
                     HashSource::Hex(h) => h.clone(),
                     HashSource::Of(rel) => {
                         let rel_bytes = fixture::parse_raw_path(rel)?;
-                        sha256_file(&fixture::path_in(root, &rel_bytes))
+                        sha256_file(root, &rel_bytes)
                             .map_err(|err| format!("cannot hash `{rel}`: {err}"))?
                     }
                 };
@@ -186,16 +246,19 @@ fn check_files(case_root: &Path, expect: &crate::expect::FilesExpect) -> Vec<Mis
     let mut out = Vec::new();
     for (list, should_exist) in [(&expect.exists, true), (&expect.absent, false)] {
         for p in list {
-            let exists = fixture::parse_raw_path(p)
-                .map(|rel| std::fs::symlink_metadata(fixture::path_in(case_root, &rel)).is_ok())
-                .unwrap_or(false);
-            if exists != should_exist {
-                out.push(Mismatch {
-                    what: format!("file `{p}`"),
-                    expected: if should_exist { "exists" } else { "absent" }.into(),
-                    actual: if exists { "exists" } else { "absent" }.into(),
-                });
-            }
+            // Found without following a link at any component; a path the runner could only
+            // check through a link is a mismatch whatever was expected.
+            let found = fixture::parse_raw_path(p).and_then(|rel| fixture::probe(case_root, &rel));
+            let actual = match found {
+                Ok(exists) if exists == should_exist => continue,
+                Ok(exists) => if exists { "exists" } else { "absent" }.to_owned(),
+                Err(why) => format!("not checked: {why}"),
+            };
+            out.push(Mismatch {
+                what: format!("file `{p}`"),
+                expected: if should_exist { "exists" } else { "absent" }.into(),
+                actual,
+            });
         }
     }
     out
@@ -338,5 +401,40 @@ mod tests {
             )
         );
         assert!(substitute("{sha256:missing}", dir.path()).is_err());
+        assert_eq!(
+            hashed_paths("a {sha256:x/y} {root} {sha256:z}").unwrap(),
+            ["x/y", "z"]
+        );
+        assert!(hashed_paths("{sha256:x").is_err());
+    }
+
+    #[test]
+    fn hashes_read_only_regular_files_in_the_case_root() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero")).unwrap();
+        std::os::unix::fs::symlink("/etc", dir.path().join("etc")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.path().join("fifo"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let sparse = std::fs::File::create(dir.path().join("huge")).unwrap();
+        sparse.set_len(fixture::MAX_READ + 1).unwrap();
+        let started = std::time::Instant::now();
+        for (rel, words) in [
+            ("zero", "`zero` is a symlink"),
+            ("etc/passwd", "`etc` is a symlink"),
+            ("fifo", "a FIFO"),
+            ("huge", "more than the 67108864"),
+        ] {
+            let err = sha256_file(dir.path(), rel.as_bytes()).unwrap_err();
+            assert!(err.contains(words), "{rel}: {err}");
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let err = substitute("{sha256:zero}", dir.path()).unwrap_err();
+        assert!(err.contains("cannot hash `zero`"), "{err}");
     }
 }
