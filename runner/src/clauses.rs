@@ -473,11 +473,73 @@ pub fn lookup(id: &str) -> Option<&'static Clause> {
 mod tests {
     use super::*;
 
+    fn spec() -> String {
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../SPEC.md")).unwrap()
+    }
+
+    /// SPEC.md's clause index is the source of the ids: this table mirrors it exactly (ids, order,
+    /// levels, features).
+    #[test]
+    fn clauses_mirror_the_spec_index() {
+        let spec = spec();
+        let index = spec
+            .split("## Clause index")
+            .nth(1)
+            .expect("SPEC.md has a clause index");
+        let rows: Vec<(String, String, String)> = index
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| {
+                let cells: Vec<&str> = l.trim_end_matches(" |").split(" | ").collect();
+                match cells.as_slice() {
+                    [id, level, feature] => Some((
+                        id.trim_end_matches('`').to_owned(),
+                        level.to_string(),
+                        feature.to_string(),
+                    )),
+                    _ => None,
+                }
+            })
+            .collect();
+        let ours: Vec<(String, String, String)> = CLAUSES
+            .iter()
+            .map(|c| {
+                (
+                    c.id.to_owned(),
+                    match c.level {
+                        Level::Must => "MUST",
+                        Level::Should => "SHOULD",
+                        Level::May => "MAY",
+                    }
+                    .to_owned(),
+                    c.feature.map_or("—".to_owned(), |f| f.as_str().to_owned()),
+                )
+            })
+            .collect();
+        assert_eq!(rows, ours);
+    }
+
+    /// A case may only cite a clause that SPEC.md explains in a section of its own.
+    #[test]
+    fn every_cited_clause_is_specified() {
+        let spec = spec();
+        let suite = crate::case::load_dir(&crate::default_cases_dir()).unwrap();
+        let unexplained: Vec<(&str, &str)> = suite
+            .cases
+            .iter()
+            .flat_map(|c| c.clauses.iter().map(move |k| (c.id.as_str(), k.as_str())))
+            .filter(|(_, k)| !spec.contains(&format!("### `{k}`")))
+            .collect();
+        assert!(
+            unexplained.is_empty(),
+            "cases cite clauses SPEC.md has no section for: {unexplained:?}"
+        );
+    }
+
     /// Every clause of the core profile is explained in SPEC.md under its own heading.
     #[test]
     fn spec_explains_every_core_clause() {
-        let spec =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../SPEC.md")).unwrap();
+        let spec = spec();
         let missing: Vec<&str> = CLAUSES
             .iter()
             .filter(|c| {
