@@ -331,6 +331,12 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
     {
         return Err(cx.err(line, "the case never reaches the implementation"));
     }
+    if config.tool_allowlist.is_some() && !requires.contains(&Feature::ToolAllowlist) {
+        return Err(cx.err(
+            line,
+            "`config.tool_allowlist` needs `requires: [tool-allowlist]` (a host may have no operator tool allowlist)",
+        ));
+    }
     if config.platform.is_some() && !requires.contains(&Feature::PlatformEmulation) {
         return Err(cx.err(
             line,

@@ -350,7 +350,7 @@ pub const CLAUSES: &[Clause] = &[
     Clause {
         id: "prompt.filtered",
         level: Level::Must,
-        feature: None,
+        feature: Some(Feature::ToolAllowlist),
     },
     Clause {
         id: "prompt.unchanged",

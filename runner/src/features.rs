@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Feature {
+    /// The host has an operator tool allowlist (`config.tool_allowlist`) that can remove tools.
+    ToolAllowlist,
     /// Discovery reports why each skipped path was skipped, with the suite's reason codes. Without
     /// it, cases still run and `skipped` expectations are left unchecked.
     SkipReport,
@@ -30,7 +32,8 @@ pub enum Feature {
 pub const REMOVED: [&str; 3] = ["trading-guard", "replay-guard", "turn-reuse"];
 
 impl Feature {
-    pub const ALL: [Feature; 5] = [
+    pub const ALL: [Feature; 6] = [
+        Feature::ToolAllowlist,
         Feature::SkipReport,
         Feature::PlatformEmulation,
         Feature::Selection,
@@ -40,6 +43,7 @@ impl Feature {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            Feature::ToolAllowlist => "tool-allowlist",
             Feature::SkipReport => "skip-report",
             Feature::PlatformEmulation => "platform-emulation",
             Feature::Selection => "selection",

@@ -17,7 +17,11 @@ use crate::protocol::{
 
 /// The features the reference implements: every optional feature except the other seeds'
 /// profiles.
-pub const REFERENCE_FEATURES: [Feature; 2] = [Feature::SkipReport, Feature::PlatformEmulation];
+pub const REFERENCE_FEATURES: [Feature; 3] = [
+    Feature::ToolAllowlist,
+    Feature::SkipReport,
+    Feature::PlatformEmulation,
+];
 
 /// Mandatory behaviour the reference can leave out (`skillspec adapter --without NAME`), to show
 /// that the suite fails an implementation without it. The names are those of the former
