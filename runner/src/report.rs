@@ -499,7 +499,7 @@ fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> 
     use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
     let mut out = Report::new("skillspec");
     for (area, _) in report.by_area() {
-        let mut suite = TestSuite::new(area.clone());
+        let mut suite = TestSuite::new(visible(&area).into_owned());
         for (case, o) in report.results.iter().filter(|(c, _)| c.area == area) {
             let status = match report.verdict(case, o) {
                 Verdict::Passed => TestCaseStatus::success(),
@@ -529,12 +529,42 @@ fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> 
                     s
                 }
             };
-            let mut tc = TestCase::new(case.id.clone(), status);
-            tc.set_classname(area.clone());
+            let mut tc = TestCase::new(visible(&case.id).into_owned(), status);
+            tc.set_classname(visible(&area).into_owned());
             tc.set_time(o.duration);
             suite.add_test_case(tc);
         }
         out.add_test_suite(suite);
     }
     out.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visible_escapes_controls_and_keeps_the_rest() {
+        assert_eq!(
+            visible("plain\ttext\nnext ünïcode"),
+            "plain\ttext\nnext ünïcode"
+        );
+        assert_eq!(
+            visible("a\u{1b}[2J\u{7}\u{0}\r\u{7f}\u{9b}\u{202e}\u{fffe}z"),
+            "a\\u{1b}[2J\\u{7}\\u{0}\\u{d}\\u{7f}\\u{9b}\\u{202e}\\u{fffe}z"
+        );
+    }
+
+    #[test]
+    fn people_see_the_end_of_a_long_tail() {
+        let many: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let shown = tail_for_people(&many);
+        assert!(
+            shown.starts_with("line 80\n") && shown.ends_with("line 99\n"),
+            "{shown}"
+        );
+        let wide = "x".repeat(5000);
+        assert_eq!(tail_for_people(&wide).len(), TAIL_BYTES);
+        assert_eq!(tail_for_people("short"), "short");
+    }
 }

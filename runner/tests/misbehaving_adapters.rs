@@ -71,6 +71,10 @@ impl Setup {
     /// under a 2 GiB address-space limit (so that a runner that buffers without bound fails
     /// here instead of taking the machine's memory), `TMPDIR` in this directory, and its output
     /// in files.
+    #[allow(
+        clippy::zombie_processes,
+        reason = "waited for with wait4 in Runner::wait, for its rusage"
+    )]
     fn spawn(&self, adapter_cmd: &str, extra: &[&str]) -> Runner {
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c")
@@ -182,6 +186,13 @@ struct Outcome {
 impl Outcome {
     /// The exit code, the memory bound, the time bound, and no case root left behind.
     fn check(&self, code: i32, within: Duration) -> &Self {
+        // Shown with `--nocapture`: what each misbehaviour cost.
+        eprintln!(
+            "exit {:?}, peak RSS {} KiB, {:.1} s",
+            self.status.code(),
+            self.max_rss_kib,
+            self.elapsed.as_secs_f64()
+        );
         assert_eq!(self.status.code(), Some(code), "{}", self.text);
         assert!(
             self.max_rss_kib < MAX_RSS_KIB,
@@ -444,7 +455,7 @@ steps:
 fn an_adapter_that_cannot_start_still_gets_a_report() {
     let s = Setup::new(&[("one", tools_case("adapter.one"))]);
     let o = s.run(
-        "echo 'something went wrong' >&2; echo not-json",
+        "echo 'something went wrong' >&2; read request; echo not-json",
         &["--step-timeout", "2"],
         Duration::from_secs(30),
     );

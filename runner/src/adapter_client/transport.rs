@@ -400,9 +400,29 @@ impl Transport {
         }
     }
 
-    /// Whether no process of the adapter's group is left (once the leader is reaped).
+    /// Whether no live process of the adapter's group is left (once the leader is reaped).
     fn group_empty(&self) -> bool {
-        rustix::process::test_kill_process_group(self.pid) == Err(Errno::SRCH)
+        if rustix::process::test_kill_process_group(self.pid) == Err(Errno::SRCH) {
+            return true;
+        }
+        // kill(2) still finds zombies: orphans of the adapter whose new parent has not reaped
+        // them yet. They are dead; where /proc exists, look at the members' states.
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return false;
+        };
+        let pgid = self.pid.as_raw_nonzero().get();
+        !entries.flatten().any(|e| {
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            // `pid (comm) state ppid pgrp ...`; comm may hold anything, so parse after the last `)`.
+            let mut fields = stat
+                .rsplit_once(')')
+                .map(|(_, rest)| rest)
+                .unwrap_or_default()
+                .split_whitespace();
+            let state = fields.next();
+            let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
+            pgrp == Some(pgid) && !matches!(state, Some("Z") | Some("X"))
+        })
     }
 
     fn wait_group_empty(&mut self, deadline: Instant) -> bool {
