@@ -201,19 +201,25 @@ impl Adapter {
         };
         drop(text);
         self.log("received", &line);
-        let parsed = match std::str::from_utf8(&line) {
+        let value = match std::str::from_utf8(&line) {
             Err(e) => Err(format!(
                 "the adapter sent a response line that is not valid UTF-8 (at byte {}): {}",
                 e.valid_up_to(),
                 transport::preview(&line)
             )),
-            Ok(s) => serde_json::from_str::<Response>(s).map_err(|e| {
+            Ok(s) => serde_json::from_str::<serde_json::Value>(s).map_err(|e| {
                 format!(
-                    "the adapter sent a line that is not a protocol message ({e}): {}",
+                    "the adapter sent a line that is not JSON ({e}): {}",
                     transport::preview(&line)
                 )
             }),
         };
+        // Through a `Value`, so that a long line is never held in three copies at once.
+        drop(line);
+        let parsed = value.and_then(|v| {
+            serde_json::from_value::<Response>(v)
+                .map_err(|e| format!("the adapter sent a line that is not a protocol message: {e}"))
+        });
         parsed.map_err(|m| self.fail(request, m))
     }
 }

@@ -2,8 +2,6 @@
 //! reference runs in-process ([`crate::reference::Reference`]); any other runtime runs as a
 //! subprocess speaking the adapter protocol ([`crate::adapter_client::Adapter`]).
 
-use std::fmt::Write as _;
-
 use crate::protocol::{ImplInfo, StepOutcome, WireConfig, WireStep};
 
 /// Why an implementation could not answer.
@@ -62,23 +60,14 @@ impl Fault {
 }
 
 impl std::fmt::Display for Fault {
-    /// The message, the unanswered request and the stderr tail, on several lines.
+    /// The message and the unanswered request (the stderr tail is for
+    /// [`crate::report::describe_fault`], which bounds it for people).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut s = self.message.clone();
+        f.write_str(&self.message)?;
         if let Some(r) = &self.unanswered {
-            let _ = write!(s, "\n  unanswered request: {r}");
+            write!(f, " (unanswered request: {r})")?;
         }
-        match self.stderr_tail.as_deref() {
-            Some(tail) if !tail.is_empty() => {
-                let _ = write!(s, "\n  adapter stderr (last {} bytes):", tail.len());
-                for line in tail.lines() {
-                    let _ = write!(s, "\n    {line}");
-                }
-            }
-            Some(_) => s.push_str("\n  adapter stderr: (nothing)"),
-            None => {}
-        }
-        f.write_str(&s)
+        Ok(())
     }
 }
 

@@ -351,14 +351,15 @@ fn adapter_did_not_start(
     known_failures: std::collections::BTreeSet<String>,
     error: ImplError,
 ) -> ExitCode {
-    eprintln!(
-        "skillspec: the adapter could not start: {}",
-        visible(&error.to_string())
-    );
     let fault = match error {
         ImplError::Broken(f) => f,
         ImplError::Refused(m) => skillspec_runner::implementation::Fault::new(m),
     };
+    eprintln!(
+        "skillspec: the adapter could not start: {}\n{}",
+        visible(&fault.message),
+        visible(report::describe_fault(&fault, "  ").trim_end())
+    );
     let run_report = RunReport {
         implementation: skillspec_runner::protocol::ImplInfo {
             name: String::new(),
@@ -402,9 +403,16 @@ fn finish(args: &RunArgs, run_report: &RunReport<'_>) -> ExitCode {
     }
     let totals = run_report.totals();
     if run_report.all_broken() {
-        eprintln!(
-            "skillspec: the adapter is broken: every case sent to it errored because it broke (or it never started)"
-        );
+        let why = if run_report
+            .stopped
+            .as_ref()
+            .is_some_and(|s| s.fault.is_some())
+        {
+            "it never got through the handshake"
+        } else {
+            "every case sent to it errored because it broke"
+        };
+        eprintln!("skillspec: the adapter is broken: {why}");
         ExitCode::from(EXIT_BROKEN)
     } else if !totals.is_ok() {
         ExitCode::from(EXIT_FAILED)

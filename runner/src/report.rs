@@ -334,7 +334,11 @@ pub fn summary_text(report: &RunReport<'_>) -> String {
 fn summary_raw(report: &RunReport<'_>) -> String {
     let mut s = String::new();
     let info = &report.implementation;
-    let _ = writeln!(s, "implementation: {} {}", info.name, info.version);
+    if info.name.is_empty() && info.version.is_empty() {
+        let _ = writeln!(s, "implementation: unknown (no handshake)");
+    } else {
+        let _ = writeln!(s, "implementation: {} {}", info.name, info.version);
+    }
     let row = |s: &mut String, name: &str, c: &Counts| {
         let _ = writeln!(
             s,

@@ -3,6 +3,11 @@
 //! resident (measured with `wait4`), exit with the documented code, and report what broke with
 //! the adapter's stderr tail. Each run uses a few small cases written into its own temporary
 //! directory, which is also the run's `TMPDIR` (so no case root may be left there).
+//!
+//! `ru_maxrss` from `wait4` is the peak of the runner and of the children it reaped (the
+//! adapters), so the adapters keep themselves small (they write long lines in pieces) and the
+//! bound is, if anything, conservative. Each run also has a 2 GiB address-space limit, so that
+//! a runner that buffers without bound fails a test instead of exhausting the machine.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -395,6 +400,37 @@ fn a_response_line_that_is_not_utf8_is_a_protocol_error() {
 }
 
 #[test]
+fn a_response_line_of_16_mib_passes_and_a_longer_one_is_a_protocol_error() {
+    let max = r#"id: adapter.max
+summary: A prompt of 16 MiB, the longest line the protocol allows.
+clauses: [tools.pipeline]
+tree:
+  skills/alpha/SKILL.md: "---\nname: alpha\ndescription: first\n---\n"
+steps:
+  - prompt:
+    expect:
+      contains: [ppppp]
+"#;
+    let s = Setup::new(&[
+        ("a-max", max.to_owned()),
+        ("b-over", tools_case("adapter.over")),
+    ]);
+    let o = s.run(
+        &adapter("long_line.py"),
+        &["--step-timeout", "10"],
+        Duration::from_secs(60),
+    );
+    o.check(1, Duration::from_secs(10) + MARGIN);
+    assert_eq!(o.case("adapter.max")["status"], "pass");
+    assert_broken(
+        o.case("adapter.over"),
+        serde_json::json!({"type": "case_start", "seq": 2}),
+        "longer than 16777216 bytes",
+        "",
+    );
+}
+
+#[test]
 fn an_adapter_that_never_answers_stops_the_run_with_exit_3() {
     let gated = r#"id: adapter.a-gated
 summary: Needs a feature the adapter does not declare, so it is never sent.
@@ -467,10 +503,7 @@ fn an_adapter_that_cannot_start_still_gets_a_report() {
         serde_json::json!({"type": "start"})
     );
     assert!(
-        stopped["error"]
-            .as_str()
-            .unwrap()
-            .contains("not a protocol message"),
+        stopped["error"].as_str().unwrap().contains("not JSON"),
         "{stopped}"
     );
     assert!(stopped["adapter_stderr"]

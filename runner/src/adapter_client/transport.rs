@@ -246,7 +246,9 @@ impl Transport {
                 if end > MAX_LINE {
                     break;
                 }
-                let mut line: Vec<u8> = self.pending.drain(..=end).collect();
+                // The line keeps the buffer (no copy of up to 16 MiB); the rest moves out.
+                let rest = self.pending.split_off(end + 1);
+                let mut line = std::mem::replace(&mut self.pending, rest);
                 line.pop();
                 return Ok(line);
             }
@@ -296,6 +298,13 @@ impl Transport {
                     Ok(Read::Eof)
                 }
                 Ok(n) => {
+                    // Grow by doubling, but never past what one line may need.
+                    let needed = self.pending.len() + n;
+                    if needed > self.pending.capacity() {
+                        let target = (self.pending.capacity() * 2)
+                            .clamp(needed, (MAX_LINE + CHUNK).max(needed));
+                        self.pending.reserve_exact(target - self.pending.len());
+                    }
                     self.pending.extend_from_slice(&buf[..n]);
                     Ok(Read::Data)
                 }
