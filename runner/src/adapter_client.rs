@@ -1,59 +1,82 @@
 //! The runner's side of the adapter protocol: an [`Implementation`] that is a subprocess.
 //!
-//! The command runs under `/bin/sh -c` in its own process group (killed as a whole when the
-//! adapter is dropped or restarted). Responses are read on a thread so that every wait has a
-//! deadline; the adapter's stderr is kept (last lines) for error messages.
+//! This module owns the conversation (handshake, one request per case event, checking that each
+//! answer is the one expected); [`transport`] owns the process and its pipes (bounded lines,
+//! deadlines on writes and reads, the stderr tail, stop → SIGTERM → SIGKILL).
+//!
+//! Whatever breaks an exchange (a timeout, a line that is not UTF-8 or not a protocol message,
+//! the wrong `seq`/`index`, an unsolicited line, a closed pipe) stops the adapter at once and is
+//! reported as [`ImplError::Broken`] with the request left unanswered and the stderr tail. The
+//! next `start_case` starts a fresh adapter and repeats the handshake.
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+pub mod transport;
+
+use std::io::Write;
 use std::time::Duration;
 
-use crate::implementation::{ImplError, Implementation};
-use crate::protocol::{
-    ImplInfo, Request, Response, StepOutcome, WireConfig, WireStep, PROTOCOL_VERSION,
-};
+use serde::Serialize;
 
-/// Longest accepted response line, in bytes.
-const MAX_LINE: usize = 64 * 1024 * 1024;
-/// How many lines of the adapter's stderr are kept for messages.
-const STDERR_LINES: usize = 20;
+use crate::implementation::{Fault, ImplError, Implementation, RequestId};
+use crate::protocol::{ImplInfo, Response, StepOutcome, WireConfig, WireStep, PROTOCOL_VERSION};
+use transport::Transport;
 
-struct Process {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<Result<String, String>>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
+/// Longest message text taken from an adapter into a report.
+const MAX_MESSAGE: usize = 4096;
+
+/// A request as sent, borrowing its parts (a step can carry megabytes of arguments). Serializes
+/// exactly like [`crate::protocol::Request`].
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Outgoing<'a> {
+    Start {
+        protocol_version: u32,
+    },
+    CaseStart {
+        seq: u64,
+        case: &'a str,
+        root: &'a str,
+        config: &'a WireConfig,
+    },
+    Step {
+        seq: u64,
+        index: usize,
+        step: &'a WireStep,
+    },
+    CaseEnd {
+        seq: u64,
+    },
 }
 
-impl Drop for Process {
-    fn drop(&mut self) {
-        // Ask nicely, then make sure: the whole process group goes.
-        let _ = writeln!(self.stdin, "{}", serde_json::json!({"type": "stop"}));
-        let _ = self.stdin.flush();
-        let pid = self.child.id() as i32;
-        for _ in 0..20 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        if let Some(pgid) = rustix::process::Pid::from_raw(pid) {
-            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl Outgoing<'_> {
+    fn id(&self) -> RequestId {
+        let (kind, seq, index) = match self {
+            Outgoing::Start { .. } => ("start", None, None),
+            Outgoing::CaseStart { seq, .. } => ("case_start", Some(*seq), None),
+            Outgoing::Step { seq, index, .. } => ("step", Some(*seq), Some(*index)),
+            Outgoing::CaseEnd { seq } => ("case_end", Some(*seq), None),
+        };
+        RequestId { kind, seq, index }
     }
+}
+
+/// `text`, cut to [`MAX_MESSAGE`] bytes.
+fn bounded(text: &str) -> String {
+    if text.len() <= MAX_MESSAGE {
+        return text.to_owned();
+    }
+    let mut cut = MAX_MESSAGE;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes in all)", &text[..cut], text.len())
 }
 
 /// An implementation reached through the adapter protocol.
 pub struct Adapter {
     command: String,
     timeout: Duration,
-    process: Option<Process>,
+    /// The running adapter; `None` after it broke, until the next case starts it again.
+    transport: Option<Transport>,
     info: ImplInfo,
     seq: u64,
     /// Where every message sent and received is logged (`--record`), one JSON object a line.
@@ -71,7 +94,7 @@ impl Adapter {
         let mut adapter = Adapter {
             command: command.to_owned(),
             timeout,
-            process: None,
+            transport: None,
             info: ImplInfo {
                 name: String::new(),
                 version: String::new(),
@@ -82,137 +105,76 @@ impl Adapter {
             seq: 0,
             record,
         };
-        adapter.restart()?;
+        adapter.start()?;
         Ok(adapter)
     }
 
-    fn restart(&mut self) -> Result<(), ImplError> {
-        self.process = None;
-        let mut child = Command::new("/bin/sh")
-            .arg("-c")
-            .arg(&self.command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| ImplError::Broken(format!("cannot start `{}`: {e}", self.command)))?;
-        let stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| ImplError::Broken("no stdin pipe".into()))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| ImplError::Broken("no stdout pipe".into()))?;
-        let stderr_pipe = child
-            .stderr
-            .take()
-            .ok_or_else(|| ImplError::Broken("no stderr pipe".into()))?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut buf = Vec::new();
-                let res = reader
-                    .by_ref()
-                    .take(MAX_LINE as u64 + 1)
-                    .read_until(b'\n', &mut buf);
-                match res {
-                    Ok(0) => {
-                        let _ = tx.send(Err("the adapter closed its stdout (exited?)".into()));
-                        return;
-                    }
-                    Ok(_) if buf.len() > MAX_LINE => {
-                        let _ = tx.send(Err(format!(
-                            "a response line is longer than {MAX_LINE} bytes"
-                        )));
-                        return;
-                    }
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf).trim_end().to_owned();
-                        if tx.send(Ok(line)).is_err() {
-                            return;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = tx.send(Err(format!("reading the adapter's stdout: {e}")));
-                        return;
-                    }
-                }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        let sink = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr_pipe).lines() {
-                let Ok(line) = line else { return };
-                if let Ok(mut q) = sink.lock() {
-                    if q.len() == STDERR_LINES {
-                        q.pop_front();
-                    }
-                    q.push_back(line);
-                }
-            }
-        });
-        self.process = Some(Process {
-            child,
-            stdin,
-            lines: rx,
-            stderr,
-        });
-        match self.exchange(&Request::Start {
+    /// Starts the process and performs the handshake.
+    fn start(&mut self) -> Result<(), ImplError> {
+        self.transport = None;
+        let transport = Transport::spawn(&self.command)
+            .map_err(|e| ImplError::broken(format!("cannot start `{}`: {e}", self.command)))?;
+        self.transport = Some(transport);
+        let request = Outgoing::Start {
             protocol_version: PROTOCOL_VERSION,
-        })? {
+        };
+        match self.exchange(&request)? {
             Response::Started {
                 protocol_version,
                 implementation,
             } => {
                 if protocol_version != PROTOCOL_VERSION {
-                    return Err(ImplError::Broken(format!(
-                        "the adapter speaks protocol version {protocol_version}, the runner {PROTOCOL_VERSION}"
-                    )));
+                    return Err(self.fail(
+                        &request,
+                        format!(
+                            "the adapter speaks protocol version {protocol_version}, the runner {PROTOCOL_VERSION}"
+                        ),
+                    ));
                 }
                 self.info = implementation;
                 Ok(())
             }
-            other => Err(self.unexpected("started", &other)),
-        }
-    }
-
-    fn stderr_tail(&self) -> String {
-        let Some(p) = &self.process else {
-            return String::new();
-        };
-        let lines: Vec<String> = p
-            .stderr
-            .lock()
-            .map(|q| q.iter().cloned().collect())
-            .unwrap_or_default();
-        if lines.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "\n  adapter stderr (last lines):\n    {}",
-                lines.join("\n    ")
-            )
-        }
-    }
-
-    fn unexpected(&self, wanted: &str, got: &Response) -> ImplError {
-        match got {
-            Response::Error { message, .. } => ImplError::Refused(message.clone()),
-            other => ImplError::Broken(format!(
-                "expected a `{wanted}` response, got {}",
-                serde_json::to_string(other).unwrap_or_default()
+            // An adapter that refuses the handshake is of no use.
+            Response::Error { message, .. } => Err(self.fail(
+                &request,
+                format!("the adapter refused the handshake: {message}"),
             )),
+            other => Err(self.unexpected(&request, "started", &other)),
         }
     }
 
-    fn log(&mut self, direction: &str, line: &str) {
+    /// Stops the adapter and describes what broke: the message, the request left unanswered,
+    /// and the stderr tail.
+    fn fail(&mut self, request: &Outgoing<'_>, message: String) -> ImplError {
+        let stderr_tail = self.transport.take().map(|mut t| {
+            t.shutdown();
+            t.stderr_tail()
+        });
+        ImplError::Broken(Fault {
+            message: bounded(&message),
+            unanswered: Some(request.id()),
+            stderr_tail,
+        })
+    }
+
+    fn unexpected(&mut self, request: &Outgoing<'_>, wanted: &str, got: &Response) -> ImplError {
+        match got {
+            Response::Error { message, .. } => ImplError::Refused(bounded(message)),
+            other => {
+                let message = format!(
+                    "expected a `{wanted}` response, got {}",
+                    crate::expect::show(&serde_json::to_value(other).unwrap_or_default())
+                );
+                self.fail(request, message)
+            }
+        }
+    }
+
+    fn log(&mut self, direction: &str, line: &[u8]) {
         if let Some(f) = &mut self.record {
-            let message: serde_json::Value =
-                serde_json::from_str(line).unwrap_or_else(|_| serde_json::Value::from(line));
+            let text = String::from_utf8_lossy(line);
+            let message: serde_json::Value = serde_json::from_str(&text)
+                .unwrap_or_else(|_| serde_json::Value::from(text.as_ref()));
             let _ = writeln!(
                 f,
                 "{}",
@@ -221,41 +183,45 @@ impl Adapter {
         }
     }
 
-    /// Sends one request and reads one response.
-    fn exchange(&mut self, request: &Request) -> Result<Response, ImplError> {
-        let text = serde_json::to_string(request).map_err(|e| ImplError::Broken(e.to_string()))?;
+    /// Sends one request and reads one response; any failure stops the adapter.
+    fn exchange(&mut self, request: &Outgoing<'_>) -> Result<Response, ImplError> {
+        let mut text = serde_json::to_vec(request).map_err(|e| ImplError::broken(e.to_string()))?;
         self.log("sent", &text);
+        text.push(b'\n');
         let timeout = self.timeout;
-        let result = {
-            let p = self
-                .process
-                .as_mut()
-                .ok_or_else(|| ImplError::Broken("the adapter is not running".into()))?;
-            if let Err(e) = writeln!(p.stdin, "{text}").and_then(|_| p.stdin.flush()) {
-                Err(format!("cannot write to the adapter: {e}"))
-            } else {
-                match p.lines.recv_timeout(timeout) {
-                    Ok(Ok(line)) => Ok(line),
-                    Ok(Err(e)) => Err(e),
-                    Err(RecvTimeoutError::Timeout) => {
-                        Err(format!("no response within {} s", timeout.as_secs_f64()))
-                    }
-                    Err(RecvTimeoutError::Disconnected) => {
-                        Err("the adapter's stdout reader stopped".into())
-                    }
-                }
-            }
+        let Some(t) = self.transport.as_mut() else {
+            return Err(ImplError::Broken(Fault {
+                message: "the adapter is not running".into(),
+                unanswered: Some(request.id()),
+                stderr_tail: None,
+            }));
         };
-        let result = result.and_then(|line| {
-            self.log("received", &line);
-            serde_json::from_str::<Response>(&line).map_err(|e| {
+        let line = match t.exchange(&text, timeout) {
+            Ok(line) => line,
+            Err(message) => return Err(self.fail(request, message)),
+        };
+        drop(text);
+        self.log("received", &line);
+        let value = match std::str::from_utf8(&line) {
+            Err(e) => Err(format!(
+                "the adapter sent a response line that is not valid UTF-8 (at byte {}): {}",
+                e.valid_up_to(),
+                transport::preview(&line)
+            )),
+            Ok(s) => serde_json::from_str::<serde_json::Value>(s).map_err(|e| {
                 format!(
-                    "the adapter sent a line that is not a protocol message ({e}): {}",
-                    crate::expect::show(&serde_json::Value::from(line.clone()))
+                    "the adapter sent a line that is not JSON ({e}): {}",
+                    transport::preview(&line)
                 )
-            })
+            }),
+        };
+        // Through a `Value`, so that a long line is never held in three copies at once.
+        drop(line);
+        let parsed = value.and_then(|v| {
+            serde_json::from_value::<Response>(v)
+                .map_err(|e| format!("the adapter sent a line that is not a protocol message: {e}"))
         });
-        result.map_err(|m| ImplError::Broken(format!("{m}{}", self.stderr_tail())))
+        parsed.map_err(|m| self.fail(request, m))
     }
 }
 
@@ -272,46 +238,49 @@ impl Implementation for Adapter {
         config: &WireConfig,
     ) -> Result<(), ImplError> {
         self.seq = seq;
-        let response = self.exchange(&Request::CaseStart {
+        if self.transport.is_none() {
+            // It broke during an earlier case: a fresh one for this case.
+            self.start().map_err(|e| match e {
+                ImplError::Broken(mut f) => {
+                    f.message = format!("restarting the adapter failed: {}", f.message);
+                    ImplError::Broken(f)
+                }
+                refused => refused,
+            })?;
+        }
+        let request = Outgoing::CaseStart {
             seq,
-            case: case_id.to_owned(),
-            root: root.to_owned(),
-            config: config.clone(),
-        })?;
-        match response {
+            case: case_id,
+            root,
+            config,
+        };
+        match self.exchange(&request)? {
             Response::CaseStarted { seq: s } if s == seq => Ok(()),
-            other => Err(self.unexpected("case_started", &other)),
+            other => Err(self.unexpected(&request, "case_started", &other)),
         }
     }
 
     fn step(&mut self, index: usize, step: &WireStep) -> Result<StepOutcome, ImplError> {
         let seq = self.seq;
-        let response = self.exchange(&Request::Step {
-            seq,
-            index,
-            step: step.clone(),
-        })?;
-        match response {
+        let request = Outgoing::Step { seq, index, step };
+        match self.exchange(&request)? {
             Response::StepResult {
                 seq: s,
                 index: i,
                 result,
             } if s == seq && i == index => {
-                StepOutcome::from_wire(step, result).map_err(ImplError::Broken)
+                StepOutcome::from_wire(step, result).map_err(|m| self.fail(&request, m))
             }
-            other => Err(self.unexpected("step_result", &other)),
+            other => Err(self.unexpected(&request, "step_result", &other)),
         }
     }
 
     fn end_case(&mut self) -> Result<(), ImplError> {
         let seq = self.seq;
-        match self.exchange(&Request::CaseEnd { seq })? {
+        let request = Outgoing::CaseEnd { seq };
+        match self.exchange(&request)? {
             Response::CaseEnded { seq: s } if s == seq => Ok(()),
-            other => Err(self.unexpected("case_ended", &other)),
+            other => Err(self.unexpected(&request, "case_ended", &other)),
         }
-    }
-
-    fn recover(&mut self) -> Result<(), ImplError> {
-        self.restart()
     }
 }

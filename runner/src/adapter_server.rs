@@ -76,7 +76,8 @@ fn error(seq: Option<u64>, e: ImplError) -> Response {
     Response::Error {
         seq,
         message: match e {
-            ImplError::Refused(m) | ImplError::Broken(m) => m,
+            ImplError::Refused(m) => m,
+            ImplError::Broken(f) => f.message,
         },
     }
 }

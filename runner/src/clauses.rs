@@ -350,7 +350,7 @@ pub const CLAUSES: &[Clause] = &[
     Clause {
         id: "prompt.filtered",
         level: Level::Must,
-        feature: Some(Feature::ToolAllowlist),
+        feature: None,
     },
     Clause {
         id: "prompt.unchanged",

@@ -11,7 +11,8 @@ use crate::case::{Action, Allowlist, Case, HashSource, SkillsRoot};
 use crate::expect::{check_outcome, Mismatch};
 use crate::features::Feature;
 use crate::fixture;
-use crate::implementation::{ImplError, Implementation};
+use crate::implementation::{Fault, ImplError, Implementation};
+use crate::live;
 use crate::protocol::WireConfig;
 
 /// Settings shared by every case of a run.
@@ -47,8 +48,13 @@ pub enum Status {
     /// The case could not be run: a broken implementation or an unusable fixture.
     Error {
         message: String,
+        /// The implementation broke (it is restarted before the next case).
         broken: bool,
+        /// What the runner knows about the breakage: the unanswered request, the stderr tail.
+        fault: Option<Fault>,
     },
+    /// The run stopped before this case (the adapter kept breaking, or never started).
+    NotRun,
 }
 
 impl Status {
@@ -59,7 +65,21 @@ impl Status {
             Status::Unsupported(_) => "unsupported",
             Status::Skipped(_) => "skipped",
             Status::Error { .. } => "error",
+            Status::NotRun => "not-run",
         }
+    }
+
+    /// Whether the case reached the implementation (it was neither gated nor left out).
+    pub fn was_sent(&self) -> bool {
+        !matches!(
+            self,
+            Status::Unsupported(_) | Status::Skipped(_) | Status::NotRun
+        )
+    }
+
+    /// Whether the case errored because the implementation broke.
+    pub fn is_broken(&self) -> bool {
+        matches!(self, Status::Error { broken: true, .. })
     }
 }
 
@@ -265,6 +285,10 @@ fn check_files(case_root: &Path, expect: &crate::expect::FilesExpect) -> Vec<Mis
 }
 
 /// Runs `case` against `imp`. `seq` numbers the case within the run.
+///
+/// After a successful `case_start`, `case_end` is always sent, whatever happened in between,
+/// unless the implementation broke. A broken implementation is not recovered here: an adapter
+/// starts a fresh process at the next `start_case`.
 pub fn run_case(
     case: &Case,
     imp: &mut dyn Implementation,
@@ -288,23 +312,7 @@ pub fn run_case(
     } else if !unmet.is_empty() {
         Status::Skipped(unmet.join("; "))
     } else {
-        match run_steps(case, imp, opts, seq) {
-            Ok(status) => status,
-            Err(StepError::Fixture(message)) => Status::Error {
-                message,
-                broken: false,
-            },
-            Err(StepError::Impl(e)) => {
-                let broken = matches!(e, ImplError::Broken(_));
-                let mut message = e.to_string();
-                if broken {
-                    if let Err(again) = imp.recover() {
-                        message.push_str(&format!("\n  restarting it failed too: {again}"));
-                    }
-                }
-                Status::Error { message, broken }
-            }
-        }
+        run_steps(case, imp, opts, seq).unwrap_or_else(StepError::into_status)
     };
     CaseOutcome {
         status,
@@ -315,6 +323,41 @@ pub fn run_case(
 enum StepError {
     Fixture(String),
     Impl(ImplError),
+    /// An error, and then `case_end` failed too.
+    Then(Box<StepError>, ImplError),
+}
+
+impl StepError {
+    /// The message, whether the implementation broke, and what is known about the breakage.
+    fn parts(self) -> (String, bool, Option<Fault>) {
+        match self {
+            StepError::Fixture(message) => (message, false, None),
+            StepError::Impl(ImplError::Broken(fault)) => (
+                format!("the implementation is broken: {}", fault.message),
+                true,
+                Some(fault),
+            ),
+            StepError::Impl(refused) => (refused.to_string(), false, None),
+            StepError::Then(first, end) => {
+                let (message, ..) = first.parts();
+                let (then, broken, fault) = StepError::Impl(end).parts();
+                (
+                    format!("{message}\nand then `case_end` failed: {then}"),
+                    broken,
+                    fault,
+                )
+            }
+        }
+    }
+
+    fn into_status(self) -> Status {
+        let (message, broken, fault) = self.parts();
+        Status::Error {
+            message,
+            broken,
+            fault,
+        }
+    }
 }
 
 fn run_steps(
@@ -323,19 +366,24 @@ fn run_steps(
     opts: &RunOptions,
     seq: u64,
 ) -> Result<Status, StepError> {
-    let tmp = tempfile::Builder::new()
-        .prefix(&opts.temp_prefix)
-        .tempdir()
+    // Registered, so that SIGINT/SIGTERM can remove it (see `live`).
+    let tmp = live::create_root(|| tempfile::Builder::new().prefix(&opts.temp_prefix).tempdir())
         .map_err(|e| StepError::Fixture(format!("cannot create a temporary directory: {e}")))?;
     // The canonical path, so that the real path of anything inside equals its spelled path.
-    let root = tmp
-        .path()
-        .canonicalize()
-        .map_err(|e| StepError::Fixture(format!("cannot resolve the temporary directory: {e}")))?;
-    let result = drive(case, imp, opts, seq, &root);
-    fixture::make_removable(&root);
-    fixture::remove_deep_chains(&root, &case.tree);
+    let result = match tmp.path().canonicalize() {
+        Ok(root) => {
+            let result = drive(case, imp, opts, seq, &root);
+            fixture::make_removable(&root);
+            fixture::remove_deep_chains(&root, &case.tree);
+            result
+        }
+        Err(e) => Err(StepError::Fixture(format!(
+            "cannot resolve the temporary directory: {e}"
+        ))),
+    };
+    let path = tmp.path().to_path_buf();
     drop(tmp);
+    live::forget_root(&path);
     result
 }
 
@@ -350,7 +398,25 @@ fn drive(
     let config = wire_config(case, root, &opts.python).map_err(StepError::Fixture)?;
     imp.start_case(seq, &case.id, &root.to_string_lossy(), &config)
         .map_err(StepError::Impl)?;
-    let mut status = Status::Pass;
+    let result = drive_steps(case, imp, opts, root);
+    if let Err(StepError::Impl(ImplError::Broken(_))) = &result {
+        // Nothing more is sent to a broken implementation.
+        return result;
+    }
+    match (result, imp.end_case()) {
+        (result, Ok(())) => result,
+        (Ok(_), Err(e)) => Err(StepError::Impl(e)),
+        (Err(first), Err(e)) => Err(StepError::Then(Box::new(first), e)),
+    }
+}
+
+/// The steps of a started case, up to the first mismatch.
+fn drive_steps(
+    case: &Case,
+    imp: &mut dyn Implementation,
+    opts: &RunOptions,
+    root: &Path,
+) -> Result<Status, StepError> {
     for (index, step) in case.steps.iter().enumerate() {
         let mut mismatches = Vec::new();
         match &step.action {
@@ -371,17 +437,15 @@ fn drive(
             mismatches.extend(check_files(root, files));
         }
         if !mismatches.is_empty() {
-            status = Status::Fail(Failure {
+            return Ok(Status::Fail(Failure {
                 step: index + 1,
                 line: step.line,
                 label: step.action.label(),
                 mismatches,
-            });
-            break;
+            }));
         }
     }
-    imp.end_case().map_err(StepError::Impl)?;
-    Ok(status)
+    Ok(Status::Pass)
 }
 
 #[cfg(test)]

@@ -7,9 +7,12 @@
 //! - [`clauses`], [`features`]: the closed vocabularies cases cite.
 //! - [`case`], [`fixture`], [`expect`]: the case format: loading, trees, expectations.
 //! - [`protocol`], [`implementation`], [`reference`], [`adapter_client`], [`adapter_server`]:
-//!   the `Implementation` seam and its two sides.
+//!   the `Implementation` seam and its two sides ([`adapter_client::transport`]: the adapter's
+//!   process and pipes, with their bounds and deadlines).
 //! - [`execute`], [`report`], [`show`], [`python`]: running cases and telling people about it.
 //! - [`check_tree`]: the `check-tree` command (the reference on a real skills root).
+//! - [`live`]: the adapter process groups and case roots a run has alive, torn down on
+//!   SIGINT/SIGTERM.
 
 pub mod adapter_client;
 pub mod adapter_server;
@@ -21,6 +24,7 @@ pub mod expect;
 pub mod features;
 pub mod fixture;
 pub mod implementation;
+pub mod live;
 pub mod protocol;
 pub mod python;
 pub mod reference;

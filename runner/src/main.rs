@@ -1,7 +1,9 @@
 //! The `skillspec` command-line program.
 //!
-//! Exit codes: 0 every case passed (or the command succeeded); 1 a case failed or errored;
-//! 2 bad usage or bad case files; 3 the adapter is broken.
+//! Exit codes: 0 every case passed (or the command succeeded); 1 a case failed, errored or was
+//! not run; 2 bad usage or bad case files; 3 the adapter is broken (it never started, or every
+//! case sent to it errored because it broke); 130/143 interrupted by SIGINT/SIGTERM (the
+//! adapter's process group is stopped and the case roots removed first, see `live`).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -13,16 +15,20 @@ use clap::{Parser, Subcommand};
 
 use skillspec_runner::adapter_client::Adapter;
 use skillspec_runner::case::{self, Case, Suite};
-use skillspec_runner::execute::{self, RunOptions, Status};
+use skillspec_runner::execute::{self, CaseOutcome, RunOptions, Status};
 use skillspec_runner::features::Feature;
+use skillspec_runner::implementation::ImplError;
 use skillspec_runner::implementation::Implementation;
 use skillspec_runner::reference::{Omission, Reference, REFERENCE_FEATURES};
-use skillspec_runner::report::{self, RunReport};
+use skillspec_runner::report::{self, visible, RunReport, Stopped};
 use skillspec_runner::{adapter_server, filter_matches, python, show};
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 const EXIT_BROKEN: u8 = 3;
+/// Restarts of a broken adapter that may achieve nothing in a row (the restarted adapter broke
+/// again before completing a case) before the run stops.
+const MAX_FUTILE_RESTARTS: usize = 3;
 
 #[derive(Parser)]
 #[command(
@@ -220,7 +226,7 @@ struct RunArgs {
 
 fn run(args: RunArgs) -> ExitCode {
     skillspec_runner::hold_inherited_descriptor();
-    let suite = match load_suite(args.cases) {
+    let suite = match load_suite(args.cases.clone()) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -249,9 +255,13 @@ fn run(args: RunArgs) -> ExitCode {
         temp_prefix: "skillspec-".into(),
         fixtures: args
             .fixtures
+            .clone()
             .unwrap_or_else(|| local_or("fixtures", skillspec_runner::default_fixtures_dir())),
         python,
     };
+    if let Err(e) = skillspec_runner::live::install_signal_handlers() {
+        eprintln!("skillspec: cannot handle SIGINT/SIGTERM: {e}");
+    }
     let mut imp: Box<dyn Implementation> = match &args.adapter {
         None => Box::new(Reference::default()),
         Some(cmd) => {
@@ -265,19 +275,17 @@ fn run(args: RunArgs) -> ExitCode {
             match Adapter::spawn(cmd, Duration::from_secs(args.step_timeout.max(1)), record) {
                 Ok(a) => Box::new(a),
                 Err(e) => {
-                    eprintln!("skillspec: the adapter could not start: {e}");
-                    return ExitCode::from(EXIT_BROKEN);
+                    return adapter_did_not_start(&args, &suite, &selected, known_failures, e)
                 }
             }
         }
     };
     let info = imp.info().clone();
     println!(
-        "running {} case(s) from {} against {} {}",
+        "running {} case(s) from {} against {}",
         selected.len(),
         suite.root.display(),
-        info.name,
-        info.version
+        visible(&format!("{} {}", info.name, info.version))
     );
     if let Some(warning) = skillspec_runner::features::unknown_warning(&info.unknown_features) {
         println!("{warning}");
@@ -285,8 +293,20 @@ fn run(args: RunArgs) -> ExitCode {
     let mut results = Vec::new();
     let mut details = Vec::new();
     let mut column = 0;
+    // Cases in a row that broke the adapter: the first breakage, then each futile restart.
+    let mut broken_in_a_row = 0;
+    let mut stopped = None;
     for (i, case) in selected.iter().enumerate() {
+        if stopped.is_some() {
+            results.push((*case, not_run()));
+            continue;
+        }
         let outcome = execute::run_case(case, imp.as_mut(), &opts, i as u64 + 1);
+        if outcome.status.is_broken() {
+            broken_in_a_row += 1;
+        } else if outcome.status.was_sent() {
+            broken_in_a_row = 0;
+        }
         if args.verbose {
             print!("{}", report::describe(case, &outcome));
         } else {
@@ -296,6 +316,7 @@ fn run(args: RunArgs) -> ExitCode {
                 Status::Unsupported(_) => 'U',
                 Status::Skipped(_) => 'S',
                 Status::Error { .. } => 'E',
+                Status::NotRun => ' ',
             };
             print!("{mark}");
             column += 1;
@@ -310,7 +331,19 @@ fn run(args: RunArgs) -> ExitCode {
         }
         let _ = std::io::stdout().flush();
         results.push((*case, outcome));
+        if broken_in_a_row > MAX_FUTILE_RESTARTS && i + 1 < selected.len() {
+            stopped = Some(Stopped {
+                reason: format!(
+                    "the adapter broke in {broken_in_a_row} cases in a row: it was restarted {} times and broke again each time before completing a case, so the run stopped; the remaining {} case(s) were not run",
+                    broken_in_a_row - 1,
+                    selected.len() - i - 1
+                ),
+                fault: None,
+            });
+        }
     }
+    // Stop the adapter (stop, SIGTERM, SIGKILL) before reporting.
+    drop(imp);
     if column != 0 {
         println!();
     }
@@ -322,10 +355,59 @@ fn run(args: RunArgs) -> ExitCode {
         cases_dir: suite.root.display().to_string(),
         results,
         known_failures,
+        stopped,
     };
-    println!("\n{}", report::summary_text(&run_report).trim_end());
+    finish(&args, &run_report)
+}
+
+fn not_run() -> CaseOutcome {
+    CaseOutcome {
+        status: Status::NotRun,
+        duration: Duration::ZERO,
+    }
+}
+
+/// The adapter did not get through its handshake: every case is NOT RUN, exit 3.
+fn adapter_did_not_start(
+    args: &RunArgs,
+    suite: &Suite,
+    selected: &[&Case],
+    known_failures: std::collections::BTreeSet<String>,
+    error: ImplError,
+) -> ExitCode {
+    let fault = match error {
+        ImplError::Broken(f) => f,
+        ImplError::Refused(m) => skillspec_runner::implementation::Fault::new(m),
+    };
+    eprintln!(
+        "skillspec: the adapter could not start: {}\n{}",
+        visible(&fault.message),
+        visible(report::describe_fault(&fault, "  ").trim_end())
+    );
+    let run_report = RunReport {
+        implementation: skillspec_runner::protocol::ImplInfo {
+            name: String::new(),
+            version: String::new(),
+            language: None,
+            features: Vec::new(),
+            unknown_features: Vec::new(),
+        },
+        cases_dir: suite.root.display().to_string(),
+        results: selected.iter().map(|c| (*c, not_run())).collect(),
+        known_failures,
+        stopped: Some(Stopped {
+            reason: "the adapter could not start, so no case was run".into(),
+            fault: Some(fault),
+        }),
+    };
+    finish(args, &run_report)
+}
+
+/// Prints the summary, writes the reports and picks the exit code.
+fn finish(args: &RunArgs, run_report: &RunReport<'_>) -> ExitCode {
+    println!("\n{}", report::summary_text(run_report).trim_end());
     if let Some(dir) = &args.report {
-        match report::write(&run_report, dir) {
+        match report::write(run_report, dir) {
             Ok(()) => println!("report written to {}", dir.display()),
             Err(e) => eprintln!(
                 "skillspec: cannot write the report to {}: {e}",
@@ -346,7 +428,16 @@ fn run(args: RunArgs) -> ExitCode {
     }
     let totals = run_report.totals();
     if run_report.all_broken() {
-        eprintln!("skillspec: every case errored: the adapter is broken");
+        let why = if run_report
+            .stopped
+            .as_ref()
+            .is_some_and(|s| s.fault.is_some())
+        {
+            "it never got through the handshake"
+        } else {
+            "every case sent to it errored because it broke"
+        };
+        eprintln!("skillspec: the adapter is broken: {why}");
         ExitCode::from(EXIT_BROKEN)
     } else if !totals.is_ok() {
         ExitCode::from(EXIT_FAILED)

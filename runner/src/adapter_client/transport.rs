@@ -1,0 +1,517 @@
+//! The adapter's process and pipes: `/bin/sh -c CMD` in its own process group, one request line
+//! written and one response line read under a single deadline, a bounded tail of stderr, and
+//! the stop → SIGTERM → SIGKILL shutdown.
+//!
+//! Everything runs on the calling thread over non-blocking pipe ends and `poll`, so every wait
+//! has a deadline and every buffer a bound, whatever the adapter does:
+//! - a response line is at most [`MAX_LINE`] bytes; bytes on stdout while no request is
+//!   outstanding (or before the request was completely written) are a protocol error;
+//! - stderr is drained whenever the runner waits for the adapter, and only its last
+//!   [`STDERR_TAIL`] bytes are kept, as bytes (no encoding is assumed);
+//! - writing a request is part of the exchange, so an adapter that stops reading its stdin
+//!   cannot block the runner past the deadline.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, Timespec};
+use rustix::fs::OFlags;
+use rustix::io::Errno;
+use rustix::process::{Pid, Signal};
+
+use crate::live;
+
+/// Longest accepted response line, in bytes (without its `\n`).
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+/// How many bytes of the adapter's stderr are kept (the last ones).
+pub const STDERR_TAIL: usize = 8 * 1024;
+/// After `stop` (and closing its stdin), how long the adapter has to exit by itself.
+pub const STOP_GRACE: Duration = Duration::from_secs(1);
+/// After SIGTERM to its process group, how long the group has to exit.
+pub const TERM_GRACE: Duration = Duration::from_secs(1);
+/// After SIGKILL, how long the runner waits to reap the adapter.
+pub const KILL_GRACE: Duration = Duration::from_secs(1);
+
+/// Bytes read per system call.
+const CHUNK: usize = 64 * 1024;
+/// Reads per drain before going back to `poll` (so a flood cannot starve the deadline).
+const READS_PER_DRAIN: usize = 16;
+/// The `stop` message.
+const STOP: &[u8] = b"{\"type\":\"stop\"}\n";
+
+/// The last bytes of a stream.
+#[derive(Debug, Default)]
+struct Tail {
+    bytes: Vec<u8>,
+    /// How many bytes were dropped from the front.
+    dropped: u64,
+}
+
+impl Tail {
+    fn push(&mut self, data: &[u8]) {
+        if data.len() >= STDERR_TAIL {
+            self.dropped += (self.bytes.len() + data.len() - STDERR_TAIL) as u64;
+            self.bytes.clear();
+            self.bytes
+                .extend_from_slice(&data[data.len() - STDERR_TAIL..]);
+            return;
+        }
+        let over = (self.bytes.len() + data.len()).saturating_sub(STDERR_TAIL);
+        if over > 0 {
+            self.bytes.drain(..over);
+            self.dropped += over as u64;
+        }
+        self.bytes.extend_from_slice(data);
+    }
+
+    fn text(&self) -> String {
+        let text = String::from_utf8_lossy(&self.bytes);
+        if self.dropped > 0 {
+            format!("[{} earlier bytes dropped]{text}", self.dropped)
+        } else {
+            text.into_owned()
+        }
+    }
+}
+
+enum Read {
+    Data,
+    Eof,
+    WouldBlock,
+}
+
+/// A running adapter process.
+pub struct Transport {
+    /// The `/bin/sh` leader; its pid is the process group id.
+    pid: Pid,
+    /// The leader has been reaped (or given up on): nothing more to wait for.
+    reaped: bool,
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+    /// Bytes read from stdout and not consumed yet.
+    pending: Vec<u8>,
+    tail: Tail,
+    /// A request was left half written: a `stop` line would be glued to it.
+    torn: bool,
+}
+
+fn nonblocking(fd: impl Into<OwnedFd>) -> io::Result<OwnedFd> {
+    let fd = fd.into();
+    let flags = rustix::fs::fcntl_getfl(&fd)?;
+    rustix::fs::fcntl_setfl(&fd, flags | OFlags::NONBLOCK)?;
+    Ok(fd)
+}
+
+fn timespec(d: Duration) -> Timespec {
+    Timespec {
+        tv_sec: d.as_secs().min(i64::MAX as u64) as i64,
+        tv_nsec: i64::from(d.subsec_nanos()),
+    }
+}
+
+/// A short, printable sample of bytes an adapter sent.
+pub fn preview(bytes: &[u8]) -> String {
+    const MAX: usize = 200;
+    let cut = bytes.len().min(MAX);
+    let text = String::from_utf8_lossy(&bytes[..cut]);
+    let text = format!("{text:?}");
+    if bytes.len() > MAX {
+        format!("{text}… ({} bytes)", bytes.len())
+    } else {
+        text
+    }
+}
+
+impl Transport {
+    /// Starts `command` under `/bin/sh -c` in a new process group.
+    pub fn spawn(command: &str) -> io::Result<Transport> {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c")
+            .arg(command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = live::spawn_group(&mut cmd)?;
+        let pid = Pid::from_child(&child);
+        let mut t = Transport {
+            pid,
+            reaped: false,
+            stdin: None,
+            stdout: None,
+            stderr: None,
+            pending: Vec::new(),
+            tail: Tail::default(),
+            torn: false,
+        };
+        // From here on, dropping `t` stops the process group.
+        let missing = || io::Error::other("a pipe to the adapter is missing");
+        t.stdin = Some(nonblocking(child.stdin.take().ok_or_else(missing)?)?);
+        t.stdout = Some(nonblocking(child.stdout.take().ok_or_else(missing)?)?);
+        t.stderr = Some(nonblocking(child.stderr.take().ok_or_else(missing)?)?);
+        Ok(t)
+    }
+
+    /// The last bytes the adapter wrote to stderr, decoded lossily.
+    pub fn stderr_tail(&self) -> String {
+        self.tail.text()
+    }
+
+    /// Writes `request` (one line, with its `\n`) and reads one response line (without its
+    /// `\n`), both within `timeout`.
+    pub fn exchange(&mut self, request: &[u8], timeout: Duration) -> Result<Vec<u8>, String> {
+        let deadline = Instant::now() + timeout;
+        let seconds = timeout.as_secs_f64();
+        // Nothing may arrive while no request is outstanding.
+        self.drain_stderr();
+        if self.pending.is_empty() {
+            match self.read_stdout()? {
+                Read::WouldBlock => {}
+                Read::Data => {}
+                Read::Eof => return Err(self.closed()),
+            }
+        }
+        if !self.pending.is_empty() {
+            return Err(format!(
+                "the adapter wrote to stdout while no request was outstanding: {}",
+                preview(&self.pending)
+            ));
+        }
+        self.write_all(request, deadline, seconds)?;
+        self.read_line(deadline, seconds)
+    }
+
+    fn write_all(&mut self, request: &[u8], deadline: Instant, seconds: f64) -> Result<(), String> {
+        let mut written = 0;
+        while written < request.len() {
+            let Some(stdin) = &self.stdin else {
+                return Err("the adapter's stdin is closed".into());
+            };
+            match rustix::io::write(stdin, &request[written..]) {
+                Ok(n) => {
+                    written += n;
+                    continue;
+                }
+                Err(Errno::AGAIN) | Err(Errno::INTR) => {}
+                Err(Errno::PIPE) => {
+                    self.torn = written > 0;
+                    return Err(format!(
+                        "the adapter closed its stdin (exited?) after {written} of {} bytes of the request",
+                        request.len()
+                    ));
+                }
+                Err(e) => {
+                    self.torn = written > 0;
+                    return Err(format!("cannot write to the adapter: {e}"));
+                }
+            }
+            // While the pipe is full: keep stderr flowing, and watch stdout, where nothing may
+            // arrive before the whole request has been read.
+            self.drain_stderr();
+            match self.read_stdout()? {
+                Read::Eof => {
+                    self.torn = written > 0;
+                    return Err(self.closed());
+                }
+                Read::Data | Read::WouldBlock => {}
+            }
+            if !self.pending.is_empty() {
+                self.torn = true;
+                return Err(format!(
+                    "the adapter wrote to stdout before it had read the whole request ({written} of {} bytes written): {}",
+                    request.len(),
+                    preview(&self.pending)
+                ));
+            }
+            if !self.wait(deadline, true) {
+                self.torn = written > 0;
+                return Err(format!(
+                    "the adapter did not read the request within {seconds} s ({written} of {} bytes written)",
+                    request.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn read_line(&mut self, deadline: Instant, seconds: f64) -> Result<Vec<u8>, String> {
+        let mut scanned = 0;
+        loop {
+            if let Some(i) = self.pending[scanned..].iter().position(|b| *b == b'\n') {
+                let end = scanned + i;
+                if end > MAX_LINE {
+                    break;
+                }
+                // The line keeps the buffer (no copy of up to 16 MiB); the rest moves out.
+                let rest = self.pending.split_off(end + 1);
+                let mut line = std::mem::replace(&mut self.pending, rest);
+                line.pop();
+                return Ok(line);
+            }
+            scanned = self.pending.len();
+            if scanned > MAX_LINE {
+                break;
+            }
+            match self.read_stdout()? {
+                Read::Data => continue,
+                Read::Eof => return Err(self.closed()),
+                Read::WouldBlock => {}
+            }
+            self.drain_stderr();
+            if !self.wait(deadline, false) {
+                return Err(if self.pending.is_empty() {
+                    format!("no response within {seconds} s")
+                } else {
+                    format!(
+                        "no complete response line within {seconds} s (got {} bytes without a newline)",
+                        self.pending.len()
+                    )
+                });
+            }
+        }
+        Err(format!(
+            "a response line is longer than {MAX_LINE} bytes (the limit): {}",
+            preview(&self.pending)
+        ))
+    }
+
+    fn closed(&mut self) -> String {
+        // Its last words are on stderr.
+        self.drain_stderr_until(Instant::now() + Duration::from_millis(200));
+        "the adapter closed its stdout (exited?)".into()
+    }
+
+    /// One read from stdout into `pending` (at most [`CHUNK`] bytes).
+    fn read_stdout(&mut self) -> Result<Read, String> {
+        let Some(stdout) = &self.stdout else {
+            return Ok(Read::Eof);
+        };
+        let mut buf = [0u8; CHUNK];
+        loop {
+            return match rustix::io::read(stdout, &mut buf) {
+                Ok(0) => {
+                    self.stdout = None;
+                    Ok(Read::Eof)
+                }
+                Ok(n) => {
+                    // Grow by doubling, but never past what one line may need.
+                    let needed = self.pending.len() + n;
+                    if needed > self.pending.capacity() {
+                        let target = (self.pending.capacity() * 2)
+                            .clamp(needed, (MAX_LINE + CHUNK).max(needed));
+                        self.pending.reserve_exact(target - self.pending.len());
+                    }
+                    self.pending.extend_from_slice(&buf[..n]);
+                    Ok(Read::Data)
+                }
+                Err(Errno::AGAIN) => Ok(Read::WouldBlock),
+                Err(Errno::INTR) => continue,
+                Err(e) => Err(format!("reading the adapter's stdout: {e}")),
+            };
+        }
+    }
+
+    /// Reads what stderr has now (a bounded amount) into the tail.
+    fn drain_stderr(&mut self) {
+        let mut buf = [0u8; CHUNK];
+        for _ in 0..READS_PER_DRAIN {
+            let Some(stderr) = &self.stderr else { return };
+            match rustix::io::read(stderr, &mut buf) {
+                Ok(0) => self.stderr = None,
+                Ok(n) => self.tail.push(&buf[..n]),
+                Err(Errno::INTR) => {}
+                // Would block, or broken: either way nothing more to read now.
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// Drains stderr until it closes or `deadline`.
+    fn drain_stderr_until(&mut self, deadline: Instant) {
+        while self.stderr.is_some() {
+            self.drain_stderr();
+            if self.stderr.is_none() || !self.wait_stderr(deadline) {
+                return;
+            }
+        }
+    }
+
+    fn wait_stderr(&mut self, deadline: Instant) -> bool {
+        let Some(stderr) = &self.stderr else {
+            return false;
+        };
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        let mut fds = [PollFd::new(stderr, PollFlags::IN)];
+        let _ = rustix::event::poll(&mut fds, Some(&timespec(deadline - now)));
+        true
+    }
+
+    /// Waits until stdout or stderr is readable (or stdin writable, with `write`). False when
+    /// `deadline` passed first.
+    fn wait(&mut self, deadline: Instant, write: bool) -> bool {
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        let mut fds = Vec::with_capacity(3);
+        if let Some(fd) = &self.stdout {
+            fds.push(PollFd::new(fd, PollFlags::IN));
+        }
+        if let Some(fd) = &self.stderr {
+            fds.push(PollFd::new(fd, PollFlags::IN));
+        }
+        if write {
+            if let Some(fd) = &self.stdin {
+                fds.push(PollFd::new(fd, PollFlags::OUT));
+            }
+        }
+        // An interrupted poll just goes round again; the caller re-checks everything.
+        let _ = rustix::event::poll(&mut fds, Some(&timespec(deadline - now)));
+        true
+    }
+
+    /// Waits for the leader to exit (without reaping it), draining its pipes meanwhile.
+    fn wait_leader(&mut self, deadline: Instant) -> bool {
+        loop {
+            if live::leader_exited(self.pid) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            self.drain_stderr();
+            // Whatever it still prints on stdout is no answer to anything.
+            if let Ok(Read::Data) = self.read_stdout() {
+                self.pending.clear();
+            }
+            // Closed pipes are not polled, so this sleeps at most 10 ms.
+            let step = (Instant::now() + Duration::from_millis(10)).min(deadline);
+            self.wait(step, false);
+        }
+    }
+
+    fn reap(&mut self) {
+        use rustix::process::{waitid, WaitId, WaitIdOptions};
+        match waitid(
+            WaitId::Pid(self.pid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG,
+        ) {
+            Ok(None) => {}
+            // Reaped now, or not our child any more.
+            Ok(Some(_)) | Err(_) => self.reaped = true,
+        }
+    }
+
+    /// Whether no live process of the adapter's group is left (once the leader is reaped).
+    fn group_empty(&self) -> bool {
+        if rustix::process::test_kill_process_group(self.pid) == Err(Errno::SRCH) {
+            return true;
+        }
+        // kill(2) still finds zombies: orphans of the adapter whose new parent has not reaped
+        // them yet. They are dead; where /proc exists, look at the members' states.
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return false;
+        };
+        let pgid = self.pid.as_raw_nonzero().get();
+        !entries.flatten().any(|e| {
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            // `pid (comm) state ppid pgrp ...`; comm may hold anything, so parse after the last `)`.
+            let mut fields = stat
+                .rsplit_once(')')
+                .map(|(_, rest)| rest)
+                .unwrap_or_default()
+                .split_whitespace();
+            let state = fields.next();
+            let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
+            pgrp == Some(pgid) && !matches!(state, Some("Z") | Some("X"))
+        })
+    }
+
+    fn wait_group_empty(&mut self, deadline: Instant) -> bool {
+        loop {
+            if self.group_empty() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Stops the adapter: `stop` and EOF on its stdin, up to [`STOP_GRACE`] to exit; then
+    /// SIGTERM to its process group and up to [`TERM_GRACE`]; then SIGKILL, and up to
+    /// [`KILL_GRACE`] to reap it. Returns at once when already done.
+    pub fn shutdown(&mut self) {
+        if self.reaped {
+            return;
+        }
+        if let Some(stdin) = self.stdin.take() {
+            if !self.torn {
+                let _ = rustix::io::write(&stdin, STOP);
+            }
+        }
+        let mut exited = self.wait_leader(Instant::now() + STOP_GRACE);
+        if exited {
+            self.reap();
+        }
+        if !(self.reaped && self.group_empty()) {
+            // While the leader is not reaped, the group id cannot name any other group.
+            let _ = rustix::process::kill_process_group(self.pid, Signal::TERM);
+            let deadline = Instant::now() + TERM_GRACE;
+            if !exited {
+                exited = self.wait_leader(deadline);
+                if exited {
+                    self.reap();
+                }
+            }
+            let empty = self.reaped && self.wait_group_empty(deadline);
+            if !empty {
+                let _ = rustix::process::kill_process_group(self.pid, Signal::KILL);
+            }
+            if !self.reaped {
+                self.wait_leader(Instant::now() + KILL_GRACE);
+                self.reap();
+            }
+        }
+        live::forget_group(self.pid);
+        // Whatever it wrote last.
+        self.drain_stderr_until(Instant::now() + Duration::from_millis(100));
+        self.stdout = None;
+        self.stderr = None;
+        // Given up on a process that survives SIGKILL: it stays a zombie, never waited for.
+        self.reaped = true;
+    }
+}
+
+impl Drop for Transport {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_keeps_the_last_bytes() {
+        let mut t = Tail::default();
+        t.push(b"abc");
+        assert_eq!(t.text(), "abc");
+        t.push(&vec![b'x'; STDERR_TAIL]);
+        assert_eq!(t.bytes.len(), STDERR_TAIL);
+        assert_eq!(t.dropped, 3);
+        t.push(b"\xe9end");
+        assert_eq!(t.bytes.len(), STDERR_TAIL);
+        assert!(t.text().ends_with("x\u{fffd}end"), "{}", t.text());
+        assert!(t.text().starts_with("[7 earlier bytes dropped]"));
+    }
+}
