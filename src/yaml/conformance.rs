@@ -1,0 +1,549 @@
+//! Comparison machinery of `.ci/yaml-conformance`: the reader's decision on a text, in the JSON
+//! shape the JavaScript side also writes, and the comparison of two sets of decisions with the
+//! reviewed list of accepted differences ([`ACCEPTED`], mirrored in SPEC.md "The YAML reader").
+//!
+//! A *decision* says whether a text is accepted as one YAML document and, when its root is a
+//! mapping, the kind (`string`, `null`, `bool`, `number`, `tagged`, `sequence`, `mapping`,
+//! `other`) of every top-level value with a string key, and the string values themselves.
+//! `theirs` is either the YAML test suite's expectation (side [`Side::Suite`]) or what the
+//! JavaScript `yaml` package does (side [`Side::Js`]).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{parse, Value};
+
+/// One input text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Input {
+    pub id: String,
+    pub text: String,
+}
+
+/// One top-level pair of a mapping root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryDecision {
+    pub key: String,
+    /// The key's explicit tag (only the JavaScript side reports it; it may make a key a string
+    /// there that is not one here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_tag: Option<String>,
+    pub kind: String,
+    /// The value when `kind` is `string`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The value's explicit tag, fully resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+}
+
+/// What one side decided about one text. Absent fields are unknown to that side.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    pub id: String,
+    pub accepted: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<String>,
+    /// The error message, for people (never compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The 1-based line of the error (the reader's side only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_line: Option<usize>,
+    /// How many documents the stream holds (the suite reports it; the reader accepts one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub documents: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
+    /// The pairs with a string key, when the root is a mapping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Vec<EntryDecision>>,
+    /// How many top-level keys are not strings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_keys: Option<usize>,
+}
+
+/// The comparison's name for a value kind.
+pub fn kind_name(v: &Value) -> &'static str {
+    match v {
+        Value::Str(_) => "string",
+        Value::Null => "null",
+        Value::Bool => "bool",
+        Value::Int | Value::Float => "number",
+        Value::Tagged => "tagged",
+        Value::Sequence => "sequence",
+        Value::Mapping => "mapping",
+    }
+}
+
+/// The reference reader's decision on `text`.
+pub fn decide(id: &str, text: &str) -> Decision {
+    match parse(text) {
+        Err(e) => Decision {
+            id: id.to_owned(),
+            accepted: false,
+            error_kind: Some(e.kind().to_owned()),
+            error: Some(e.to_string()),
+            error_line: Some(e.line()),
+            ..Decision::default()
+        },
+        Ok(doc) => {
+            let mapping = doc.root == Value::Mapping;
+            Decision {
+                id: id.to_owned(),
+                accepted: true,
+                root: Some(kind_name(&doc.root).to_owned()),
+                entries: mapping.then(|| {
+                    doc.entries
+                        .iter()
+                        .map(|e| EntryDecision {
+                            key: e.key.clone(),
+                            key_tag: None,
+                            kind: kind_name(&e.value).to_owned(),
+                            value: e.value.as_str().map(str::to_owned),
+                            tag: e.tag.clone(),
+                        })
+                        .collect()
+                }),
+                other_keys: mapping.then_some(doc.other_keys),
+                ..Decision::default()
+            }
+        }
+    }
+}
+
+/// Whose decisions `theirs` are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The YAML test suite's expectations (`fail`, the number of documents, `json`).
+    Suite,
+    /// The JavaScript `yaml` package (`parseDocument`, then `toJS` as `YAML.parse` does).
+    Js,
+}
+
+impl std::str::FromStr for Side {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "suite" => Ok(Side::Suite),
+            "js" => Ok(Side::Js),
+            other => Err(format!("unknown side `{other}` (expected `suite` or `js`)")),
+        }
+    }
+}
+
+/// A reviewed class of differences between the reader and the other side.
+pub struct AcceptedClass {
+    pub id: &'static str,
+    pub reason: &'static str,
+}
+
+/// Every accepted difference class; SPEC.md ("The YAML reader") states the same decisions.
+pub const ACCEPTED: &[AcceptedClass] = &[
+    AcceptedClass {
+        id: "multi-document",
+        reason: "a stream of several documents is valid YAML, but frontmatter and skill.yml must \
+                 be one document (the yaml package's parseDocument refuses them too)",
+    },
+    AcceptedClass {
+        id: "non-core-tag",
+        reason: "a scalar with a tag outside the core schema (`!custom`, `!local`) is not a \
+                 string: the tag says it is something else; the yaml package and the suite's \
+                 JSON keep its text as a string",
+    },
+    AcceptedClass {
+        id: "core-tag-mismatch",
+        reason: "a core tag decides the kind (`!!int abc`, `!!float 1`, `!!bool yes` are not \
+                 strings); the yaml package falls back to a string with a warning when the text \
+                 does not match the tag's pattern",
+    },
+    AcceptedClass {
+        id: "duplicate-key",
+        reason: "the suite checks syntax only; a mapping that repeats a key (here two empty \
+                 keys) is not a valid YAML 1.2 mapping, and the yaml package refuses it too",
+    },
+    AcceptedClass {
+        id: "byte-order-mark",
+        reason: "YAML 1.2 allows U+FEFF only before a document or inside a quoted scalar; the \
+                 yaml package also takes it as content of plain and block scalars and comments",
+    },
+    AcceptedClass {
+        id: "indented-empty-key",
+        reason: "a line `  : value` indented deeper than its mapping is neither an entry nor a \
+                 continuation in the YAML 1.2 grammar; the yaml package takes it as an entry \
+                 with an empty key",
+    },
+    AcceptedClass {
+        id: "properties-before-compact-key",
+        reason: "an anchor or tag followed on the same line by an explicit key (`: !!bool ? x`) \
+                 would put properties on a compact block mapping, which the YAML 1.2 grammar \
+                 does not allow; the yaml package accepts it",
+    },
+    AcceptedClass {
+        id: "block-scalar-comment",
+        reason: "saphyr-parser refuses a comment line right after the header of a block scalar \
+                 with an indentation indicator when the comment is indented less than the \
+                 content (`a: |2` then ` # c`); YAML 1.2 reads it as a trailing comment of an \
+                 empty scalar; the reader keeps the parser's refusal (see SPEC.md)",
+    },
+    AcceptedClass {
+        id: "key-length-utf16",
+        reason: "the 1024-character limit of implicit keys counts characters (Unicode scalar \
+                 values) as YAML 1.2 says; the yaml package counts UTF-16 code units, so a key \
+                 with characters outside the BMP reaches its limit sooner",
+    },
+    AcceptedClass {
+        id: "yaml-1.1-directive",
+        reason: "a `%YAML 1.1` directive does not switch the reader to YAML 1.1 types (`yes`, \
+                 `017`, `<<` merges): every skill is read with the 1.2 core schema; the yaml \
+                 package switches",
+    },
+    AcceptedClass {
+        id: "js-differs-from-suite",
+        reason: "on this YAML test suite input the yaml package itself disagrees with the \
+                 suite, and the reader agrees with the suite",
+    },
+    AcceptedClass {
+        id: "recursive-alias",
+        reason: "an alias inside the node its anchor names has no finite value; the yaml \
+                 package builds a cyclic object",
+    },
+];
+
+/// One difference between two decisions on the same text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// What differs, for people.
+    pub what: String,
+    /// The accepted class it belongs to, if any.
+    pub class: Option<&'static str>,
+}
+
+fn kinds_agree(ours: &str, theirs: &str) -> bool {
+    ours == theirs
+        || (ours == "tagged" && !matches!(theirs, "string" | "tagged"))
+        || (theirs == "tagged" && !matches!(ours, "string" | "tagged"))
+}
+
+fn is_core_tag(tag: &str) -> bool {
+    tag.starts_with(super::CORE_PREFIX)
+}
+
+/// The class of a key that is a string on the other side only because of its tag.
+fn tagged_key_class(tag: Option<&str>) -> Option<&'static str> {
+    match tag {
+        None | Some("!") | Some("tag:yaml.org,2002:str") => None,
+        Some(t) if is_core_tag(t) => Some("core-tag-mismatch"),
+        Some(_) => Some("non-core-tag"),
+    }
+}
+
+/// Whether a line of `text` is a `%YAML 1.1` directive.
+fn has_yaml_11_directive(text: &str) -> bool {
+    text.lines().any(|l| {
+        l.strip_prefix("%YAML").is_some_and(|rest| {
+            rest.starts_with([' ', '\t']) && rest.trim_start().starts_with("1.1")
+        })
+    })
+}
+
+/// Whether line `n` (1-based) of `text` is an empty implicit key indented deeper than column 0
+/// (`  : value`).
+fn is_indented_empty_key(text: &str, n: usize) -> bool {
+    let Some(line) = text.split('\n').nth(n.saturating_sub(1)) else {
+        return false;
+    };
+    let rest = line.trim_start_matches([' ', '\t']);
+    rest.len() < line.len()
+        && rest
+            .strip_prefix(':')
+            .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t', '\r']))
+}
+
+/// The class of a syntax error of ours that the yaml package does not report.
+fn syntax_class(text: &str, ours: &Decision) -> Option<&'static str> {
+    let n = ours.error_line?;
+    let line = text.split('\n').nth(n.checked_sub(1)?)?;
+    let message = ours.error.as_deref().unwrap_or("");
+    if is_indented_empty_key(text, n) {
+        return Some("indented-empty-key");
+    }
+    if message.contains("wrongly indented line in block scalar")
+        && line.trim_start_matches([' ', '\t']).starts_with('#')
+    {
+        return Some("block-scalar-comment");
+    }
+    if message.contains("mapping keys are not allowed in this context") {
+        let tokens: Vec<&str> = line.split([' ', '\t']).filter(|t| !t.is_empty()).collect();
+        let property_then_key = tokens
+            .windows(2)
+            .any(|w| w[0].starts_with(['!', '&']) && w[1] == "?");
+        if property_then_key {
+            return Some("properties-before-compact-key");
+        }
+    }
+    None
+}
+
+/// The class of a kind difference between our value and theirs.
+fn kind_class(side: Side, ours: &str, our_tag: Option<&str>, theirs: &str) -> Option<&'static str> {
+    match (ours, theirs) {
+        ("tagged", "string") => Some("non-core-tag"),
+        ("null" | "bool" | "number", "string")
+            if side == Side::Js && our_tag.is_some_and(is_core_tag) =>
+        {
+            Some("core-tag-mismatch")
+        }
+        _ => None,
+    }
+}
+
+fn show(d: &Decision) -> String {
+    match (&d.accepted, &d.error_kind) {
+        (true, _) => match d.documents {
+            Some(n) => format!("accepted ({n} documents)"),
+            None => "accepted".to_owned(),
+        },
+        (false, Some(k)) => match &d.error {
+            Some(e) => format!("rejected ({k}: {e})"),
+            None => format!("rejected ({k})"),
+        },
+        (false, None) => "rejected".to_owned(),
+    }
+}
+
+/// Lists the differences between our decision and theirs on `text`, each with its accepted
+/// class when it has one.
+pub fn compare(side: Side, text: &str, ours: &Decision, theirs: &Decision) -> Vec<Difference> {
+    let mut out = Vec::new();
+    // In a document that asks for YAML 1.1 the yaml package resolves everything differently.
+    let yaml_11 = side == Side::Js && has_yaml_11_directive(text);
+    let mut diff = |what: String, class: Option<&'static str>| {
+        let class = class.or(yaml_11.then_some("yaml-1.1-directive"));
+        out.push(Difference { what, class });
+    };
+    if ours.accepted != theirs.accepted {
+        let class = if theirs.accepted {
+            match (side, ours.error_kind.as_deref()) {
+                (Side::Suite, Some("multiple_documents")) if theirs.documents > Some(1) => {
+                    Some("multi-document")
+                }
+                (Side::Suite, Some("duplicate_key")) => Some("duplicate-key"),
+                (_, Some("recursive_alias")) => Some("recursive-alias"),
+                (Side::Js, Some("byte_order_mark")) => Some("byte-order-mark"),
+                (Side::Js, Some("syntax")) => syntax_class(text, ours),
+                _ => None,
+            }
+        } else if side == Side::Js && theirs.error_kind.as_deref() == Some("KEY_OVER_1024_CHARS") {
+            Some("key-length-utf16")
+        } else {
+            None
+        };
+        diff(
+            format!("ours {}, theirs {}", show(ours), show(theirs)),
+            class,
+        );
+        return out;
+    }
+    if !ours.accepted {
+        return out;
+    }
+    if let (Some(o), Some(t)) = (&ours.root, &theirs.root) {
+        if !kinds_agree(o, t) {
+            diff(
+                format!("root: ours {o}, theirs {t}"),
+                kind_class(side, o, None, t),
+            );
+            return out;
+        }
+    }
+    let (Some(our_entries), Some(their_entries)) = (&ours.entries, &theirs.entries) else {
+        return out;
+    };
+    let mine: BTreeMap<&str, &EntryDecision> =
+        our_entries.iter().map(|e| (e.key.as_str(), e)).collect();
+    let yours: BTreeMap<&str, &EntryDecision> =
+        their_entries.iter().map(|e| (e.key.as_str(), e)).collect();
+    // Keys that are strings on their side only.
+    let their_only: Vec<(&str, &EntryDecision)> = yours
+        .iter()
+        .filter(|(key, _)| !mine.contains_key(*key))
+        .map(|(k, e)| (*k, *e))
+        .collect();
+    let mut explained_keys = 0usize;
+    for (key, e) in &their_only {
+        match (side, tagged_key_class(e.key_tag.as_deref())) {
+            (_, Some(class)) => {
+                explained_keys += 1;
+                diff(
+                    format!("key `{key}`: a string key only on their side"),
+                    Some(class),
+                );
+            }
+            // The suite's JSON writes every key as a string: a number or null key of ours
+            // is one of their string keys (counted below).
+            (Side::Suite, None) => {}
+            (Side::Js, None) => diff(format!("key `{key}`: only theirs"), None),
+        }
+    }
+    let our_other = ours.other_keys.unwrap_or(0);
+    match side {
+        Side::Suite => {
+            let unexplained = their_only.len() - explained_keys;
+            if unexplained > our_other {
+                diff(
+                    format!(
+                        "{unexplained} key(s) only theirs, but ours has {our_other} non-string key(s)"
+                    ),
+                    None,
+                );
+            }
+        }
+        Side::Js => {
+            if let Some(t) = theirs.other_keys {
+                if our_other != t + explained_keys {
+                    diff(
+                        format!("non-string keys: ours {our_other}, theirs {t}"),
+                        None,
+                    );
+                }
+            }
+        }
+    }
+    for (key, o) in &mine {
+        let Some(t) = yours.get(key) else {
+            diff(format!("key `{key}`: only ours"), None);
+            continue;
+        };
+        if !kinds_agree(&o.kind, &t.kind) {
+            diff(
+                format!("key `{key}`: ours {}, theirs {}", o.kind, t.kind),
+                kind_class(side, &o.kind, o.tag.as_deref(), &t.kind),
+            );
+        } else if o.value != t.value {
+            diff(
+                format!("key `{key}`: ours {:?}, theirs {:?}", o.value, t.value),
+                None,
+            );
+        }
+    }
+    out
+}
+
+/// The counts of one comparison run.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Tally {
+    pub run: usize,
+    pub agreed: usize,
+    /// Texts whose differences are all accepted, by class (a text may count in several).
+    pub accepted: BTreeMap<&'static str, usize>,
+    pub accepted_texts: usize,
+    /// Texts with at least one unexpected difference: id, text, differences.
+    pub unexpected: Vec<(String, String, Vec<Difference>)>,
+}
+
+/// Decides every input and compares with `theirs` (one decision per input, same ids, any
+/// order). Missing or extra decisions, duplicate ids and an empty input are errors: the run
+/// must never pass vacuously.
+///
+/// With `suite` (the suite's expectations for the same inputs), a difference from the yaml
+/// package on an input where the reader agrees with the suite exactly is of the class
+/// `js-differs-from-suite`.
+pub fn run(
+    side: Side,
+    inputs: &[Input],
+    theirs: &[Decision],
+    suite: Option<&[Decision]>,
+) -> Result<Tally, String> {
+    if inputs.is_empty() {
+        return Err("no inputs: the comparison would pass vacuously".to_owned());
+    }
+    let by_id = index(theirs, "their decisions")?;
+    let suite_by_id = match suite {
+        Some(s) => {
+            let map = index(s, "the suite's decisions")?;
+            if map.len() != inputs.len() {
+                return Err(format!(
+                    "{} inputs but {} suite decisions",
+                    inputs.len(),
+                    map.len()
+                ));
+            }
+            Some(map)
+        }
+        None => None,
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut tally = Tally::default();
+    for input in inputs {
+        if !seen.insert(input.id.as_str()) {
+            return Err(format!("the inputs repeat the id `{}`", input.id));
+        }
+        let Some(t) = by_id.get(input.id.as_str()) else {
+            return Err(format!("no decision of theirs for `{}`", input.id));
+        };
+        let ours = decide(&input.id, &input.text);
+        let mut diffs = compare(side, &input.text, &ours, t);
+        if let Some(suite) = &suite_by_id {
+            let expected = suite
+                .get(input.id.as_str())
+                .ok_or_else(|| format!("no suite decision for `{}`", input.id))?;
+            if compare(Side::Suite, &input.text, &ours, expected).is_empty() {
+                for d in &mut diffs {
+                    d.class = d.class.or(Some("js-differs-from-suite"));
+                }
+            }
+        }
+        tally.run += 1;
+        if diffs.is_empty() {
+            tally.agreed += 1;
+        } else if diffs.iter().all(|d| d.class.is_some()) {
+            tally.accepted_texts += 1;
+            let classes: std::collections::BTreeSet<&'static str> =
+                diffs.iter().filter_map(|d| d.class).collect();
+            for c in classes {
+                *tally.accepted.entry(c).or_default() += 1;
+            }
+        } else {
+            tally
+                .unexpected
+                .push((input.id.clone(), input.text.clone(), diffs));
+        }
+    }
+    if seen.len() != by_id.len() {
+        return Err(format!(
+            "{} decisions of theirs have no input",
+            by_id.len() - seen.len()
+        ));
+    }
+    Ok(tally)
+}
+
+fn index<'a>(
+    decisions: &'a [Decision],
+    what: &str,
+) -> Result<BTreeMap<&'a str, &'a Decision>, String> {
+    let mut map = BTreeMap::new();
+    for d in decisions {
+        if map.insert(d.id.as_str(), d).is_some() {
+            return Err(format!("{what} repeat the id `{}`", d.id));
+        }
+    }
+    Ok(map)
+}
+
+/// Parses JSON lines (blank lines skipped), naming the source and line in errors.
+pub fn read_json_lines<T: serde::de::DeserializeOwned>(
+    text: &str,
+    source: &str,
+) -> Result<Vec<T>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.push(serde_json::from_str(line).map_err(|e| format!("{source}:{}: {e}", i + 1))?);
+    }
+    Ok(out)
+}
