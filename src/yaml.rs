@@ -834,6 +834,7 @@ fn walk(text: &str, tabs: &TabSeparators) -> Result<Document, YamlError> {
                 "a byte order mark must not appear inside a document" => {
                     YamlError::ByteOrderMark { line }
                 }
+                "while parsing node, found unknown anchor" => YamlError::UnknownAlias { line },
                 _ => YamlError::Syntax {
                     line,
                     message: e.info().to_owned(),
@@ -949,4 +950,279 @@ fn walk(text: &str, tabs: &TabSeparators) -> Result<Document, YamlError> {
         entries: w.entries,
         other_keys: w.other_keys,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn top(text: &str, key: &str) -> Option<Value> {
+        parse(text).unwrap().get(key).cloned()
+    }
+
+    fn kind(text: &str) -> Result<(), &'static str> {
+        parse(text).map(|_| ()).map_err(|e| e.kind())
+    }
+
+    /// `key: ` followed by `depth - 1` nested flow sequences: `depth` collections in all.
+    fn flow_nesting(depth: usize) -> String {
+        format!("key: {}{}\n", "[".repeat(depth - 1), "]".repeat(depth - 1))
+    }
+
+    /// The same with compact block sequences (`- - - x`).
+    fn block_nesting(depth: usize) -> String {
+        format!("key:\n  {}x\n", "- ".repeat(depth - 1))
+    }
+
+    #[test]
+    fn core_schema_typing() {
+        assert_eq!(top("name: yes", "name"), Some(Value::Str("yes".into())));
+        assert_eq!(top("name: on", "name"), Some(Value::Str("on".into())));
+        assert_eq!(top("name: 1_000", "name"), Some(Value::Str("1_000".into())));
+        assert_eq!(top("name: 0X1F", "name"), Some(Value::Str("0X1F".into())));
+        assert_eq!(top("name: 123", "name"), Some(Value::Int));
+        assert_eq!(top("name: 017", "name"), Some(Value::Int));
+        assert_eq!(top("name: 0o17", "name"), Some(Value::Int));
+        assert_eq!(top("name: 0x1F", "name"), Some(Value::Int));
+        assert_eq!(top("name: 1.5e3", "name"), Some(Value::Float));
+        assert_eq!(top("name: 5.", "name"), Some(Value::Float));
+        assert_eq!(top("name: .inf", "name"), Some(Value::Float));
+        assert_eq!(top("name: -.INF", "name"), Some(Value::Float));
+        assert_eq!(top("name: .NaN", "name"), Some(Value::Float));
+        assert_eq!(top("name: -.nan", "name"), Some(Value::Str("-.nan".into())));
+        assert_eq!(top("name: 1.2.3", "name"), Some(Value::Str("1.2.3".into())));
+        assert_eq!(top("name: null", "name"), Some(Value::Null));
+        assert_eq!(top("name:", "name"), Some(Value::Null));
+        assert_eq!(top("name: ~", "name"), Some(Value::Null));
+        assert_eq!(top("name: True", "name"), Some(Value::Bool));
+        assert_eq!(top("name: '123'", "name"), Some(Value::Str("123".into())));
+        assert_eq!(
+            top("name: !!str 123", "name"),
+            Some(Value::Str("123".into()))
+        );
+        assert_eq!(top("name: ! 123", "name"), Some(Value::Str("123".into())));
+        assert_eq!(
+            top("name: !<tag:yaml.org,2002:str> 1", "name"),
+            Some(Value::Str("1".into()))
+        );
+        assert_eq!(top("name: !!int 1", "name"), Some(Value::Int));
+        assert_eq!(top("name: !!int abc", "name"), Some(Value::Int));
+        assert_eq!(top("name: !!float 1", "name"), Some(Value::Float));
+        assert_eq!(top("name: !custom x", "name"), Some(Value::Tagged));
+        assert_eq!(top("name: !!binary aGk=", "name"), Some(Value::Tagged));
+        assert_eq!(top("name: [a]", "name"), Some(Value::Sequence));
+        assert_eq!(top("name: {a: 1}", "name"), Some(Value::Mapping));
+        assert_eq!(top("name: .", "name"), Some(Value::Str(".".into())));
+        assert_eq!(top("name: '-'", "name"), Some(Value::Str("-".into())));
+        // A `%YAML 1.1` directive does not bring back YAML 1.1 types.
+        assert_eq!(
+            top("%YAML 1.1\n---\nname: yes\n", "name"),
+            Some(Value::Str("yes".into()))
+        );
+    }
+
+    #[test]
+    fn entries_keep_string_keys_and_count_the_others() {
+        let doc = parse("name: a\n1: b\n~: c\n!custom d: e\n'2': f\n*x : g\n").err();
+        assert_eq!(doc.map(|e| e.kind()), Some("unknown_alias"));
+        let doc = parse("name: &n a\n1: b\n~: c\n!custom d: e\n'2': f\n[x]: g\n*n : h\n").unwrap();
+        let keys: Vec<&str> = doc.entries.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, ["name", "2", "a"]);
+        assert_eq!(doc.other_keys, 4);
+        let doc = parse("name: !!int 1\n").unwrap();
+        assert_eq!(doc.entries[0].tag.as_deref(), Some("tag:yaml.org,2002:int"));
+    }
+
+    #[test]
+    fn duplicates_compare_as_the_javascript_package_does() {
+        for text in [
+            "a: 1\na: 2",
+            "m:\n  x: 1\n  x: 2",
+            "1: a\n0x1: b",
+            "1: a\n1.0: b",
+            "0o10: a\n8: b",
+            "-0: a\n0: b",
+            "true: a\nTrue: b",
+            "null: a\n~: b",
+            ": a\n: b",
+            "'a': 1\n\"a\": 2",
+            "!custom a: 1\na: 2",
+            "!!float 1: a\n'1': b",
+            ".inf: a\n+.inf: b",
+        ] {
+            assert_eq!(kind(text), Err("duplicate_key"), "{text:?}");
+        }
+        for text in [
+            ".nan: a\n.nan: b",
+            "1: a\n'1': b",
+            "true: a\n'true': b",
+            "[a]: 1\n[a]: 2",
+            "s: &s k\n*s : 1\nk: 2",
+            "null: a\n'': b",
+            "[a: 1, a: 2]",
+        ] {
+            assert_eq!(kind(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn documents_and_syntax() {
+        assert_eq!(kind("a: 1\n---\nb: 2"), Err("multiple_documents"));
+        assert_eq!(kind("a: 1\n...\n---\n"), Err("multiple_documents"));
+        assert_eq!(kind("--- {a: 1}\n...\n"), Ok(()));
+        assert_eq!(kind("description: Use when: x"), Err("syntax"));
+        assert_eq!(kind("a: *missing"), Err("unknown_alias"));
+        assert_eq!(parse("").unwrap().root, Value::Null);
+        assert_eq!(parse("# only a comment\n").unwrap().root, Value::Null);
+    }
+
+    #[test]
+    fn nesting_limit_both_sides() {
+        for build in [flow_nesting, block_nesting] {
+            let at = build(MAX_NESTING);
+            let doc = parse(&at).unwrap();
+            assert_eq!(doc.get("key"), Some(&Value::Sequence));
+            let over = build(MAX_NESTING + 1);
+            assert!(matches!(
+                parse(&over),
+                Err(YamlError::TooDeep { line: 2 } | YamlError::TooDeep { line: 1 })
+            ));
+        }
+        // A flow root: 255 flow collections is saphyr-parser's own maximum, and ours.
+        let root = format!("{}{}", "[".repeat(MAX_NESTING), "]".repeat(MAX_NESTING));
+        assert_eq!(parse(&root).unwrap().root, Value::Sequence);
+        let root = format!("{}{}", "[".repeat(256), "]".repeat(256));
+        assert_eq!(kind(&root), Err("too_deep"));
+        // Far deeper input fails the same way, quickly.
+        assert_eq!(kind(&flow_nesting(100_000)), Err("too_deep"));
+        assert_eq!(kind(&block_nesting(100_000)), Err("too_deep"));
+    }
+
+    fn scalar_aliases(n: usize) -> String {
+        let mut text = String::from("name: &s weather\n");
+        for i in 0..n {
+            text.push_str(&format!("k{i}: *s\n"));
+        }
+        text
+    }
+
+    /// `a: &a [x]`, `b: &b [*a × inner]`, then `outer` aliases of `b`.
+    fn two_levels(inner: usize, outer: usize) -> String {
+        let mut text = format!("a: &a [x]\nb: &b [{}]\n", vec!["*a"; inner].join(", "));
+        for i in 0..outer {
+            text.push_str(&format!("c{i}: *b\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn alias_budget_both_sides() {
+        // A scalar: count 1 + n aliases, weight 1; at most 100.
+        let doc = parse(&scalar_aliases(99)).unwrap();
+        assert_eq!(doc.get("k98"), Some(&Value::Str("weather".into())));
+        assert!(matches!(
+            parse(&scalar_aliases(100)),
+            Err(YamlError::ExcessiveAliases { line: 101 })
+        ));
+        // Two levels: a has count 11 after ten aliases, so b weighs 11; b's count may reach 9.
+        assert_eq!(kind(&two_levels(10, 8)), Ok(()));
+        assert_eq!(kind(&two_levels(10, 9)), Err("excessive_aliases"));
+        assert_eq!(kind(&two_levels(9, 9)), Ok(()));
+        assert_eq!(kind(&two_levels(9, 10)), Err("excessive_aliases"));
+        // Collections without scalars weigh 0: aliasing them is free, as in the yaml package.
+        let mut text = String::from("e: &e [[], {}]\n");
+        for i in 0..500 {
+            text.push_str(&format!("k{i}: *e\n"));
+        }
+        assert_eq!(parse(&text).unwrap().get("k499"), Some(&Value::Sequence));
+        // The classic bomb: nine levels of nine.
+        let mut bomb = String::from("a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        for w in names.windows(2) {
+            let refs = vec![format!("*{}", w[0]); 9].join(", ");
+            bomb.push_str(&format!("{0}: &{0} [{refs}]\n", w[1]));
+        }
+        assert_eq!(kind(&bomb), Err("excessive_aliases"));
+        // An alias inside the node its anchor names.
+        assert_eq!(kind("m: &m [*m]"), Err("recursive_alias"));
+        assert_eq!(kind("m: &m {k: [*m]}"), Err("recursive_alias"));
+        // An alias resolves to the kind of the last node with that anchor.
+        let doc = parse("a: &x 1\nb: &x two\nname: *x\n").unwrap();
+        assert_eq!(doc.get("name"), Some(&Value::Str("two".into())));
+    }
+
+    #[test]
+    fn implicit_key_length_both_sides() {
+        let block = |n: usize| format!("{}: v\n", "k".repeat(n));
+        assert_eq!(kind(&block(MAX_IMPLICIT_KEY)), Ok(()));
+        assert_eq!(kind(&block(MAX_IMPLICIT_KEY + 1)), Err("syntax"));
+        // Characters, not bytes or UTF-16 units.
+        let emoji = |n: usize| format!("{}: v\n", "🙂".repeat(n));
+        assert_eq!(kind(&emoji(MAX_IMPLICIT_KEY)), Ok(()));
+        assert_eq!(kind(&emoji(MAX_IMPLICIT_KEY + 1)), Err("syntax"));
+        let pair = |n: usize| format!("k: [{} : v]\n", "k".repeat(n - 1));
+        assert_eq!(kind(&pair(MAX_IMPLICIT_KEY)), Ok(()));
+        assert_eq!(kind(&pair(MAX_IMPLICIT_KEY + 1)), Err("syntax"));
+        // No limit for `{key: value}` nor for explicit `? key` pairs.
+        let long = "k".repeat(5000);
+        assert_eq!(kind(&format!("k: {{{long}: v}}\n")), Ok(()));
+        assert_eq!(kind(&format!("k: [? {long} : v]\n")), Ok(()));
+    }
+
+    #[test]
+    fn tabs_separate_values_but_not_block_collections() {
+        let doc = parse("name:\tweather\ndescription:\t\tx-y\n").unwrap();
+        assert_eq!(doc.get("name"), Some(&Value::Str("weather".into())));
+        assert_eq!(doc.get("description"), Some(&Value::Str("x-y".into())));
+        // Tabs after `:` inside quoted and block scalars stay content.
+        let doc = parse(
+            "name:\tw\ndescription: \"a:\tb\"\nlit: |\n  c:\td\nsq: 'e:\tf'\nfold: >\n  g:\th\n",
+        )
+        .unwrap();
+        assert_eq!(doc.get("description"), Some(&Value::Str("a:\tb".into())));
+        assert_eq!(doc.get("lit"), Some(&Value::Str("c:\td\n".into())));
+        assert_eq!(doc.get("sq"), Some(&Value::Str("e:\tf".into())));
+        assert_eq!(doc.get("fold"), Some(&Value::Str("g:\th\n".into())));
+        // Keys that differ only there are not duplicates.
+        assert_eq!(kind("'a:\tb': 1\n'a: b': 2\nc:\td\n"), Ok(()));
+        // A tab may not stand for the indentation of a compact block collection.
+        assert_eq!(kind("? a\n:\t- b\n"), Err("syntax"));
+        assert_eq!(kind("? a\n:\tb: c\n"), Err("syntax"));
+        assert_eq!(kind("? a\n:\t? b\n"), Err("syntax"));
+        assert_eq!(kind("? a\n: - b\n"), Ok(()));
+        // Properties before a block collection on the next line are fine after a tab.
+        assert_eq!(kind("k:\t&a\n  b: c\n"), Ok(()));
+    }
+
+    #[test]
+    fn compact_collection_after_empty_implicit_key() {
+        assert_eq!(kind("name: x\n: a: b\n"), Err("syntax"));
+        assert_eq!(kind("name: x\n: - a\n"), Err("syntax"));
+        assert_eq!(kind("- : a: b\n"), Err("syntax"));
+        // After an explicit `?` the same value is a compact mapping.
+        assert_eq!(kind("?\n: a: b\n"), Ok(()));
+        assert_eq!(kind("? # comment ?\n: a: b\n"), Ok(()));
+        assert_eq!(kind("name: x\n: a\n"), Ok(()));
+        assert_eq!(kind("name: x\n: [a: b]\n"), Ok(()));
+    }
+
+    #[test]
+    fn byte_order_marks() {
+        assert_eq!(kind("\u{feff}name: x\n"), Ok(()));
+        assert_eq!(
+            top("name: \"\u{feff}x\"\n", "name"),
+            Some(Value::Str("\u{feff}x".into()))
+        );
+        assert_eq!(kind("name: x\u{feff}\n"), Err("byte_order_mark"));
+        assert_eq!(kind("name: x # \u{feff}\n"), Err("byte_order_mark"));
+    }
+
+    #[test]
+    fn explicit_key_indicator_detection() {
+        assert!(has_explicit_key_indicator("\n? \n"));
+        assert!(has_explicit_key_indicator("?"));
+        assert!(!has_explicit_key_indicator("\n# ? x\n"));
+        assert!(!has_explicit_key_indicator("\n&a?b \n"));
+        assert!(has_explicit_key_indicator("\n? # c\n"));
+    }
 }

@@ -547,3 +547,136 @@ pub fn read_json_lines<T: serde::de::DeserializeOwned>(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(id: &str, text: &str) -> Input {
+        Input {
+            id: id.into(),
+            text: text.into(),
+        }
+    }
+
+    fn js(line: &str) -> Decision {
+        serde_json::from_str(line).unwrap()
+    }
+
+    #[test]
+    fn decisions_have_the_shared_shape() {
+        let d = decide("x", "name: Weather\nversion: 2\n!custom t: x\n");
+        let json = serde_json::to_value(&d).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "id": "x", "accepted": true, "root": "mapping", "other_keys": 1,
+                "entries": [
+                    {"key": "name", "kind": "string", "value": "Weather"},
+                    {"key": "version", "kind": "number"}
+                ]
+            })
+        );
+        let d = decide("y", "a: 1\na: 2\n");
+        assert_eq!(d.error_kind.as_deref(), Some("duplicate_key"));
+        assert_eq!(d.error_line, Some(2));
+        assert!(!d.accepted);
+    }
+
+    #[test]
+    fn a_run_counts_agreements_accepted_and_unexpected_differences() {
+        let inputs = [
+            input("same", "name: a\n"),
+            input("tag", "name: !custom a\n"),
+            input("bom", "name: a\u{feff}\n"),
+            input("wrong", "name: yes\n"),
+            input("both-reject", "a: b: c\n"),
+        ];
+        let theirs = [
+            js(r#"{"id":"same","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"string","value":"a"}]}"#),
+            js(r#"{"id":"tag","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"string","value":"a","tag":"!custom"}]}"#),
+            js(r#"{"id":"bom","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"string","value":"a\ufeff"}]}"#),
+            js(r#"{"id":"wrong","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"bool"}]}"#),
+            js(r#"{"id":"both-reject","accepted":false,"error_kind":"BLOCK_AS_IMPLICIT_KEY"}"#),
+        ];
+        let tally = run(Side::Js, &inputs, &theirs, None).unwrap();
+        assert_eq!(tally.run, 5);
+        assert_eq!(tally.agreed, 2);
+        assert_eq!(tally.accepted_texts, 2);
+        assert_eq!(tally.accepted.get("non-core-tag"), Some(&1));
+        assert_eq!(tally.accepted.get("byte-order-mark"), Some(&1));
+        assert_eq!(tally.unexpected.len(), 1);
+        let (id, _, diffs) = &tally.unexpected[0];
+        assert_eq!(id, "wrong");
+        assert_eq!(diffs[0].class, None);
+        assert!(diffs[0].what.contains("ours string, theirs bool"), "{diffs:?}");
+    }
+
+    #[test]
+    fn the_suite_side_reads_documents_and_json_keys() {
+        let inputs = [
+            input("multi", "a: 1\n---\nb: 2\n"),
+            input("keys", "1: x\nname: y\n"),
+            input("fail", "a: [\n"),
+        ];
+        let suite = [
+            js(r#"{"id":"multi","accepted":true,"documents":2}"#),
+            js(r#"{"id":"keys","accepted":true,"documents":1,"root":"mapping","entries":[{"key":"1","kind":"string","value":"x"},{"key":"name","kind":"string","value":"y"}]}"#),
+            js(r#"{"id":"fail","accepted":false,"error_kind":"suite_fail"}"#),
+        ];
+        let tally = run(Side::Suite, &inputs, &suite, None).unwrap();
+        assert_eq!((tally.agreed, tally.accepted_texts), (2, 1));
+        assert_eq!(tally.accepted.get("multi-document"), Some(&1));
+        assert!(tally.unexpected.is_empty());
+        // A suite answer that a valid text fails is unexpected.
+        let wrong = [
+            js(r#"{"id":"multi","accepted":true,"documents":2}"#),
+            js(r#"{"id":"keys","accepted":false,"error_kind":"suite_fail"}"#),
+            js(r#"{"id":"fail","accepted":false,"error_kind":"suite_fail"}"#),
+        ];
+        let tally = run(Side::Suite, &inputs, &wrong, None).unwrap();
+        assert_eq!(tally.unexpected.len(), 1);
+    }
+
+    #[test]
+    fn the_suite_breaks_ties_with_the_javascript_side() {
+        let inputs = [input("SF5V", "%YAML 1.2\n%YAML 1.2\n---\n")];
+        let js_side = [js(r#"{"id":"SF5V","accepted":true,"root":"null"}"#)];
+        let suite = [js(r#"{"id":"SF5V","accepted":false,"error_kind":"suite_fail"}"#)];
+        let without = run(Side::Js, &inputs, &js_side, None).unwrap();
+        assert_eq!(without.unexpected.len(), 1);
+        let with = run(Side::Js, &inputs, &js_side, Some(&suite)).unwrap();
+        assert_eq!(with.accepted.get("js-differs-from-suite"), Some(&1));
+    }
+
+    #[test]
+    fn missing_data_is_an_error_never_a_pass() {
+        let one = [input("a", "x: 1\n")];
+        let dec = [js(r#"{"id":"a","accepted":true}"#)];
+        assert!(run(Side::Js, &[], &[], None).is_err());
+        assert!(run(Side::Js, &one, &[], None).is_err());
+        let extra = [dec[0].clone(), js(r#"{"id":"b","accepted":true}"#)];
+        assert!(run(Side::Js, &one, &extra, None).is_err());
+        let twice = [dec[0].clone(), dec[0].clone()];
+        assert!(run(Side::Js, &one, &twice, None).is_err());
+        assert!(read_json_lines::<Decision>("{\"id\":1}\n", "f.jsonl")
+            .unwrap_err()
+            .starts_with("f.jsonl:1:"));
+    }
+
+    #[test]
+    fn every_class_the_comparison_can_name_is_listed() {
+        let listed: Vec<&str> = ACCEPTED.iter().map(|c| c.id).collect();
+        let source = include_str!("conformance.rs");
+        for (i, _) in source.match_indices("Some(\"") {
+            let rest = &source[i + 6..];
+            let name = &rest[..rest.find('"').unwrap_or(0)];
+            if name.contains('-') && !name.contains(' ') {
+                assert!(listed.contains(&name), "class `{name}` is not in ACCEPTED");
+            }
+        }
+        for c in ACCEPTED {
+            assert!(!c.reason.is_empty());
+        }
+    }
+}
