@@ -108,7 +108,14 @@ mod tests {
 
     #[test]
     fn blank_values() {
-        for blank in ["", " \t\r\n", "\u{feff}", "\u{85}", "\u{a0}\u{3000}", "\u{2028}\u{205f}"] {
+        for blank in [
+            "",
+            " \t\r\n",
+            "\u{feff}",
+            "\u{85}",
+            "\u{a0}\u{3000}",
+            "\u{2028}\u{205f}",
+        ] {
             assert!(is_blank(blank), "{blank:?}");
         }
         for text in ["\u{1c}", "\u{1f}", "\u{200b}", "\u{180e}", " x ", "\u{0}"] {

@@ -5,15 +5,20 @@
 //! an alias costs no more than its own event: it is resolved only to the kind of the node its
 //! anchor named. The rules are SPEC.md's section "The YAML reader"; in short it rejects:
 //!
-//! - syntax errors (whatever `saphyr-parser` rejects);
+//! - syntax errors (whatever `saphyr-parser` rejects, plus a compact collection on the line of an
+//!   empty implicit key, which it accepts), and a byte order mark inside the document;
 //! - more than one document;
 //! - duplicate keys in any mapping, where keys are compared by the value the JavaScript `yaml`
 //!   package gives them (`1`, `0x1` and `1.0` are the same key; `.nan` never repeats);
 //! - collections nested more than [`MAX_NESTING`] deep (the top-level mapping is depth 1);
+//! - implicit keys longer than [`MAX_IMPLICIT_KEY`] characters;
 //! - an alias inside the very node its anchor names (a recursive, infinite value);
 //! - excessive aliasing, counted exactly as the `yaml` package's `maxAliasCount: 100` does
 //!   (see [`MAX_ALIAS_COUNT`]), so an alias bomb that the JavaScript runtime refuses is refused
 //!   here too, although it would cost this reader nothing.
+//!
+//! It accepts a tab between `:` and a scalar value, which YAML 1.2 allows and `saphyr-parser`
+//! refuses in part (see `TabSeparators`).
 //!
 //! The `conformance` submodule holds the comparison machinery of `.ci/yaml-conformance`.
 

@@ -593,10 +593,18 @@ mod tests {
             input("both-reject", "a: b: c\n"),
         ];
         let theirs = [
-            js(r#"{"id":"same","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"string","value":"a"}]}"#),
-            js(r#"{"id":"tag","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"string","value":"a","tag":"!custom"}]}"#),
-            js(r#"{"id":"bom","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"string","value":"a\ufeff"}]}"#),
-            js(r#"{"id":"wrong","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"bool"}]}"#),
+            js(
+                r#"{"id":"same","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"string","value":"a"}]}"#,
+            ),
+            js(
+                r#"{"id":"tag","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"string","value":"a","tag":"!custom"}]}"#,
+            ),
+            js(
+                r#"{"id":"bom","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"string","value":"a\ufeff"}]}"#,
+            ),
+            js(
+                r#"{"id":"wrong","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"name","kind":"bool"}]}"#,
+            ),
             js(r#"{"id":"both-reject","accepted":false,"error_kind":"BLOCK_AS_IMPLICIT_KEY"}"#),
         ];
         let tally = run(Side::Js, &inputs, &theirs, None).unwrap();
@@ -609,7 +617,10 @@ mod tests {
         let (id, _, diffs) = &tally.unexpected[0];
         assert_eq!(id, "wrong");
         assert_eq!(diffs[0].class, None);
-        assert!(diffs[0].what.contains("ours string, theirs bool"), "{diffs:?}");
+        assert!(
+            diffs[0].what.contains("ours string, theirs bool"),
+            "{diffs:?}"
+        );
     }
 
     #[test]
@@ -621,7 +632,9 @@ mod tests {
         ];
         let suite = [
             js(r#"{"id":"multi","accepted":true,"documents":2}"#),
-            js(r#"{"id":"keys","accepted":true,"documents":1,"root":"mapping","entries":[{"key":"1","kind":"string","value":"x"},{"key":"name","kind":"string","value":"y"}]}"#),
+            js(
+                r#"{"id":"keys","accepted":true,"documents":1,"root":"mapping","entries":[{"key":"1","kind":"string","value":"x"},{"key":"name","kind":"string","value":"y"}]}"#,
+            ),
             js(r#"{"id":"fail","accepted":false,"error_kind":"suite_fail"}"#),
         ];
         let tally = run(Side::Suite, &inputs, &suite, None).unwrap();
@@ -642,7 +655,9 @@ mod tests {
     fn the_suite_breaks_ties_with_the_javascript_side() {
         let inputs = [input("SF5V", "%YAML 1.2\n%YAML 1.2\n---\n")];
         let js_side = [js(r#"{"id":"SF5V","accepted":true,"root":"null"}"#)];
-        let suite = [js(r#"{"id":"SF5V","accepted":false,"error_kind":"suite_fail"}"#)];
+        let suite = [js(
+            r#"{"id":"SF5V","accepted":false,"error_kind":"suite_fail"}"#,
+        )];
         let without = run(Side::Js, &inputs, &js_side, None).unwrap();
         assert_eq!(without.unexpected.len(), 1);
         let with = run(Side::Js, &inputs, &js_side, Some(&suite)).unwrap();
@@ -675,8 +690,18 @@ mod tests {
                 assert!(listed.contains(&name), "class `{name}` is not in ACCEPTED");
             }
         }
+        // SPEC.md's section "The YAML reader" names every class.
+        let spec = include_str!("../../SPEC.md");
+        let start = spec.find("### The YAML reader").unwrap_or(spec.len());
+        let section = &spec[start..];
+        let section = &section[..section.find("### `").unwrap_or(section.len())];
         for c in ACCEPTED {
             assert!(!c.reason.is_empty());
+            assert!(
+                section.contains(&format!("`{}`", c.id)),
+                "SPEC.md \"The YAML reader\" does not name `{}`",
+                c.id
+            );
         }
     }
 }
