@@ -97,9 +97,12 @@ fn compare(args: &[String]) -> Result<ExitCode, String> {
         }
     }
     println!(
-        "{label}: {} run, {} agreed, {} with accepted differences, {} with unexpected differences",
+        "{label}: {} run, {} agreed ({} accepted by both, {} refused by both), {} with accepted \
+         differences, {} with unexpected differences",
         tally.run,
         tally.agreed,
+        tally.agreed_accepted,
+        tally.agreed - tally.agreed_accepted,
         tally.accepted_texts,
         tally.unexpected.len()
     );

@@ -712,6 +712,24 @@ impl<'a> Positions<'a> {
     }
 }
 
+/// Whether a collection's span opens a flow collection. The span of a flow collection covers its
+/// properties, its `[` or `{` and the white space or comment after it; a block collection's span
+/// is empty or covers its properties up to its first entry.
+fn opens_flow(span: &str) -> bool {
+    let mut rest = span;
+    loop {
+        rest = rest.trim_start_matches([' ', '\t', '\r', '\n']);
+        match rest.chars().next() {
+            Some('[' | '{') => return true,
+            Some('!' | '&') => {
+                rest = &rest[rest.find([' ', '\t', '\r', '\n']).unwrap_or(rest.len())..];
+            }
+            Some('#') => rest = &rest[rest.find('\n').unwrap_or(rest.len())..],
+            _ => return false,
+        }
+    }
+}
+
 /// Whether the text between two nodes holds an explicit key indicator: a `?` standing alone
 /// (comments, which start at a `#` after white space, are skipped).
 fn has_explicit_key_indicator(gap: &str) -> bool {
@@ -805,6 +823,17 @@ impl TabSeparators {
 
 /// Parses `text` as at most one YAML document. An empty stream is a document whose root is null.
 pub fn parse(text: &str) -> Result<Document, YamlError> {
+    // A last line of only spaces and tabs without a line break: saphyr-parser counts it as one
+    // more line of a block scalar even under clip chomping (`|` then `  a` then `  ` gives
+    // "a\n\n"); read it as the same line with its break, which it is everywhere else.
+    let terminated;
+    let text = match text.rsplit('\n').next() {
+        Some(last) if !last.is_empty() && last.chars().all(|c| c == ' ' || c == '\t') => {
+            terminated = format!("{text}\n");
+            terminated.as_str()
+        }
+        _ => text,
+    };
     match walk(text, &TabSeparators::default()) {
         Err(YamlError::Syntax { message, .. }) if message == TAB_AFTER_COLON => {
             let mut tabs = TabSeparators::find(text);
@@ -854,9 +883,7 @@ fn walk(text: &str, tabs: &TabSeparators) -> Result<Document, YamlError> {
             anchor,
             tag: tag.as_deref().map(full_tag),
             line,
-            // A flow collection's span ends after its `[` or `{` (properties come before it); a
-            // block collection's span is empty or ends at its first entry.
-            flow_start: end > start && matches!(positions.char_at(end - 1), Some('[' | '{')),
+            flow_start: opens_flow(positions.slice(start, end)),
             content_line: span.end.line(),
             start,
             empty_span: start == end,
@@ -1212,6 +1239,29 @@ mod tests {
     }
 
     #[test]
+    fn block_scalar_ending_in_a_blank_line_without_a_break() {
+        // Clip keeps one line break, keep keeps the blank line, as when the break is there.
+        assert_eq!(
+            top("d: |\n  Text\n  ", "d"),
+            Some(Value::Str("Text\n".into()))
+        );
+        assert_eq!(
+            top("d: |+\n  Text\n  ", "d"),
+            Some(Value::Str("Text\n\n".into()))
+        );
+        assert_eq!(
+            top("d: |+\n  Text\n  \n", "d"),
+            Some(Value::Str("Text\n\n".into()))
+        );
+        // A deeper blank line is content.
+        assert_eq!(
+            top("d: |-\n  Text\n   ", "d"),
+            Some(Value::Str("Text\n ".into()))
+        );
+        assert_eq!(top("d: x\n \t", "d"), Some(Value::Str("x".into())));
+    }
+
+    #[test]
     fn byte_order_marks() {
         assert_eq!(kind("\u{feff}name: x\n"), Ok(()));
         assert_eq!(
@@ -1220,6 +1270,18 @@ mod tests {
         );
         assert_eq!(kind("name: x\u{feff}\n"), Err("byte_order_mark"));
         assert_eq!(kind("name: x # \u{feff}\n"), Err("byte_order_mark"));
+    }
+
+    #[test]
+    fn flow_openings() {
+        for span in ["[", "{ ", "&a [", "!t {  # c\n", "&a !t\t[", "[\n"] {
+            assert!(opens_flow(span), "{span:?}");
+        }
+        for span in ["", "&a\n  ", "!t # [x\n  ", "-"] {
+            assert!(!opens_flow(span), "{span:?}");
+        }
+        assert_eq!(kind("name: x\n:  { lead: x}\n"), Ok(()));
+        assert_eq!(kind("name: x\n: &a [a, b]\n"), Ok(()));
     }
 
     #[test]

@@ -239,6 +239,13 @@ function generator(seed) {
     '"q"', "'q'", 'a: b', 'a:b', 'http://x.y', ' lead', 'trail ', 'tab\there', 'line\nbreak', '\\',
     '\u00a0', '\ufeff', '\u0085', '\u2028', 'é\u0301', '9007199254740993', '0.1', '1.0', '0', '00',
     'k:\tv', 'x:\t-y', '\u001c', '0x1', '0o1', '+1', 'True', '.nan']
+  // Words that break a plain scalar or the structure around it when written unquoted.
+  const TRICKY = new Set(['- x', '? x', 'a: b', '[a]', '{a}', '@x', '`x`', '%x', '!x', '&x', '*x',
+    '"q"', "'q'", ' lead', 'line\nbreak', 'k:\tv', 'x:\t-y', '\ufeff', '\u001c', 'a #b', '\\'])
+  const plainWord = () => {
+    const w = pick(WORDS)
+    return TRICKY.has(w) && chance(0.85) ? pick(WORDS.filter(x => !TRICKY.has(x))) : w
+  }
   const TAGS = ['!!str', '!', '!custom', '!!int', '!!float', '!!bool', '!!null', '!<tag:yaml.org,2002:str>', '!local!x']
 
   let anchors = []
@@ -262,10 +269,10 @@ function generator(seed) {
     const w = pick(WORDS)
     const r = rnd()
     let s
-    if (r < 0.4) s = plain(w)
+    if (r < 0.4) s = plain(plainWord())
     else if (r < 0.55) s = single(w)
     else if (r < 0.7) s = dq(w)
-    else if (r < 0.8) s = `${pick(WORDS)} ${pick(WORDS)}`
+    else if (r < 0.8) s = `${plainWord()} ${plainWord()}`
     else if (r < 0.9) {
       // A block scalar: style, chomping, optional indentation indicator.
       const style = pick(['|', '>'])
@@ -311,16 +318,19 @@ function generator(seed) {
   }
 
   function flowScalar() {
-    const w = pick(WORDS).replace(/\n/g, ' ')
     const r = rnd()
-    if (r < 0.5) return w
+    if (r < 0.5) return plainWord().replace(/\n/g, ' ')
+    const w = pick(WORDS).replace(/\n/g, ' ')
     if (r < 0.75) return single(w)
     return dq(w)
   }
 
-  function key() {
+  function key(used = new Set()) {
     if (anchors.length > 0 && chance(0.03)) return `*${pick(anchors)} `
-    const k = pick(KEYS)
+    let k = pick(KEYS)
+    // Mostly a key not used yet in this mapping; sometimes a repeat.
+    for (let i = 0; i < 5 && used.has(k) && chance(0.9); i++) k = pick(KEYS)
+    used.add(k)
     const r = rnd()
     if (r < 0.75) return k
     if (r < 0.85) return single(k)
@@ -336,16 +346,17 @@ function generator(seed) {
       for (let i = 0; i < n; i++) out.push(`${ind}- ${value(indent + 2, depth)}`)
       return out.join('\n')
     }
+    const used = new Set(depth === 0 ? ['name', 'description'] : [])
     for (let i = 0; i < n; i++) {
       if (chance(0.08)) out.push(`${ind}# comment ${i}`)
       if (chance(0.03)) {
         // An explicit key.
-        out.push(`${ind}? ${key()}`)
+        out.push(`${ind}? ${key(used)}`)
         out.push(`${ind}:${pick([' ', '\t'])}${value(indent, depth)}`)
         continue
       }
       const sep = pick([': ', ': ', ':  ', ' : ', ':\t'])
-      out.push(`${ind}${key()}${sep}${value(indent, depth)}${chance(0.1) ? ' # trailing' : ''}`)
+      out.push(`${ind}${key(used)}${sep}${value(indent, depth)}${chance(0.1) ? ' # trailing' : ''}`)
     }
     return out.join('\n')
   }
@@ -383,12 +394,20 @@ function generator(seed) {
     return `${'é'.repeat(n)}: v\n`
   }
 
+  function deep() {
+    // Nesting around the reader's limit of 255 collections (the top-level mapping is one).
+    const n = 253 + int(4)
+    if (chance(0.5)) return `name: deep\nmetadata: ${'['.repeat(n - 1)}${']'.repeat(n - 1)}\n`
+    return `name: deep\nmetadata:\n  ${'- '.repeat(n - 1)}x\n`
+  }
+
   return () => {
     anchors = []
     aliasUses = 0
     let text
     if (chance(0.03)) text = bomb()
     else if (chance(0.01)) text = longKey()
+    else if (chance(0.005)) text = deep()
     else {
       const head = `name: ${scalar(0)}\ndescription: ${scalar(0)}\n`
       text = (chance(0.7) ? head : '') + block(0, 0)
