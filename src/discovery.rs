@@ -351,7 +351,7 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
         }
         let field = |key: &str| -> Result<String, (SkipReason, String)> {
             match doc.get(key) {
-                Some(Value::Str(s)) if !s.trim().is_empty() => Ok(s.clone()),
+                Some(Value::Str(s)) if !frontmatter::is_blank(s) => Ok(s.clone()),
                 Some(Value::Str(_)) => Err((SkipReason::Incomplete, format!("`{key}` is empty"))),
                 Some(other) => Err((
                     SkipReason::Incomplete,
@@ -384,7 +384,7 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
 /// line-based parser. A value that is missing, empty or not a string counts as absent.
 fn legacy_metadata(text: &str) -> (Option<String>, Option<String>) {
     let text = frontmatter::strip_bom(text);
-    let non_empty = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+    let non_empty = |s: Option<String>| s.filter(|s| !frontmatter::is_blank(s));
     match yaml::parse(text) {
         Ok(doc) if doc.root == Value::Mapping => (
             non_empty(doc.get("name").and_then(Value::as_str).map(str::to_owned)),

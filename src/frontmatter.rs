@@ -34,6 +34,20 @@ fn is_delimiter(line: &str) -> bool {
     line.trim_end_matches([' ', '\t', '\r']) == "---"
 }
 
+/// White space in the sense of SPEC.md (`discovery.portable.non-string`): the Unicode
+/// `White_Space` characters (what Rust's `char::is_whitespace` tests, including U+0085 NEL) and
+/// U+FEFF (ZERO WIDTH NO-BREAK SPACE, the byte order mark, which JavaScript's `trim` also
+/// removes). The information separators U+001C–U+001F are not white space here (Python's
+/// `str.isspace` says they are; Unicode and JavaScript say they are not).
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
+/// Whether `s` is empty or only white space (see [`is_space`]).
+pub fn is_blank(s: &str) -> bool {
+    s.chars().all(is_space)
+}
+
 /// Strips one leading UTF-8 byte order mark.
 pub fn strip_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
@@ -90,5 +104,22 @@ mod tests {
         assert_eq!(split(" ---\n---\n"), Err(FrontmatterError::Missing));
         assert_eq!(split("----\n---\n"), Err(FrontmatterError::Missing));
         assert_eq!(split(""), Err(FrontmatterError::Missing));
+    }
+
+    #[test]
+    fn blank_values() {
+        for blank in [
+            "",
+            " \t\r\n",
+            "\u{feff}",
+            "\u{85}",
+            "\u{a0}\u{3000}",
+            "\u{2028}\u{205f}",
+        ] {
+            assert!(is_blank(blank), "{blank:?}");
+        }
+        for text in ["\u{1c}", "\u{1f}", "\u{200b}", "\u{180e}", " x ", "\u{0}"] {
+            assert!(!is_blank(text), "{text:?}");
+        }
     }
 }

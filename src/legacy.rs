@@ -1,18 +1,21 @@
 //! The legacy `skill.yml` line-based parser, used when skill.yml is not strict YAML.
 //!
 //! Defined precisely in SPEC.md (`discovery.legacy.fallback`): the text is split on `\n`; each
-//! line is trimmed of white space (so CR and indentation vanish); blank lines and lines whose
+//! line is trimmed of white space ([`crate::frontmatter::is_space`], so CR and indentation
+//! vanish); blank lines and lines whose
 //! first character is `#` are skipped; the key is the text before the first `:`, trimmed, and a
 //! line with no `:` or with `:` first is skipped; the value is the rest of the line trimmed, with
 //! one pair of matching surrounding `"` or `'` removed; an inline `# comment` stays part of the
 //! value; a later duplicate key replaces an earlier one.
+
+use crate::frontmatter::is_space;
 
 /// Parses `text` line by line into key/value pairs (later duplicates replace earlier ones,
 /// keeping the position of the first).
 pub fn parse_lines(text: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for raw in text.split('\n') {
-        let line = raw.trim();
+        let line = raw.trim_matches(is_space);
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -22,8 +25,8 @@ pub fn parse_lines(text: &str) -> Vec<(String, String)> {
         if colon == 0 {
             continue;
         }
-        let key = line[..colon].trim().to_owned();
-        let value = unquote(line[colon + 1..].trim()).to_owned();
+        let key = line[..colon].trim_matches(is_space).to_owned();
+        let value = unquote(line[colon + 1..].trim_matches(is_space)).to_owned();
         match out.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
             None => out.push((key, value)),
@@ -76,6 +79,11 @@ mod tests {
         assert_eq!(get(": nokey", ""), None);
         assert_eq!(get("name: a\nname: b", "name").as_deref(), Some("b"));
         assert_eq!(get("name: \"\"", "name").as_deref(), Some(""));
+        assert_eq!(
+            get("  name \t: spaced  ", "name").as_deref(),
+            Some("spaced")
+        );
+        assert_eq!(get("name: x\u{feff}\u{85}", "name").as_deref(), Some("x"));
         assert_eq!(get("name: \"", "name").as_deref(), Some("\""));
     }
 }

@@ -2,14 +2,53 @@
 //!
 //! The runtime only needs the top-level keys of one mapping and whether each value is a string.
 //! This module walks the `saphyr-parser` event stream and never builds or expands a document, so
-//! alias bombs ("billion laughs") cost nothing: an alias is resolved only to the kind of the node
-//! its anchor named. It rejects what the JavaScript `yaml` package rejects by default: syntax
-//! errors, duplicate mapping keys, and more than one document.
+//! an alias costs no more than its own event: it is resolved only to the kind of the node its
+//! anchor named. The rules are SPEC.md's section "The YAML reader"; in short it rejects:
+//!
+//! - syntax errors (whatever `saphyr-parser` rejects, plus a compact collection on the line of an
+//!   empty implicit key, which it accepts), and a byte order mark inside the document;
+//! - more than one document;
+//! - duplicate keys in any mapping, where keys are compared by the value the JavaScript `yaml`
+//!   package gives them (`1`, `0x1` and `1.0` are the same key; `.nan` never repeats);
+//! - collections nested more than [`MAX_NESTING`] deep (the top-level mapping is depth 1);
+//! - implicit keys longer than [`MAX_IMPLICIT_KEY`] characters;
+//! - an alias inside the very node its anchor names (a recursive, infinite value);
+//! - excessive aliasing, counted exactly as the `yaml` package's `maxAliasCount: 100` does
+//!   (see [`MAX_ALIAS_COUNT`]), so an alias bomb that the JavaScript runtime refuses is refused
+//!   here too, although it would cost this reader nothing.
+//!
+//! It accepts a tab between `:` and a scalar value, which YAML 1.2 allows and `saphyr-parser`
+//! refuses in part (see `TabSeparators`).
+//!
+//! The `conformance` submodule holds the comparison machinery of `.ci/yaml-conformance`.
+
+pub mod conformance;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
+
+/// The deepest nesting of collections that loads: the top-level mapping is depth 1, a list
+/// that is the value of a top-level key depth 2, and so on. One more is [`YamlError::TooDeep`].
+/// 255 is the most `saphyr-parser` allows for nested flow collections (`[[[…]]]`), so one limit
+/// holds for block and flow collections alike; the JavaScript `yaml` package handles this depth
+/// too (it fails only from several hundred levels, where its call stack runs out).
+pub const MAX_NESTING: usize = 255;
+
+/// The alias budget of the JavaScript `yaml` package (`maxAliasCount`, default 100), applied as
+/// it applies it while converting a document: every anchored node has a *count*, 1 when the node
+/// is reached plus 1 per alias resolved to it so far, and an *alias weight*, computed when the
+/// first alias to it is resolved: 1 for a scalar; for a collection the largest weight among the
+/// scalars (1 each) and aliases (their target's count × weight, at that moment) anywhere inside
+/// it, 0 when there is none. An alias whose target then has count × weight above this budget
+/// makes the document [`YamlError::ExcessiveAliases`].
+pub const MAX_ALIAS_COUNT: u64 = 100;
+
+/// The longest implicit key, in characters (Unicode scalar values) from the key's first
+/// character to its `:` (YAML 1.2, 7.4.2 and 8.2.2). saphyr-parser enforces it in block
+/// mappings; the reader adds it for single pairs in flow sequences (`[key: value]`).
+pub const MAX_IMPLICIT_KEY: usize = 1024;
 
 /// The kind of a YAML node as the core schema resolves it; strings keep their value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,7 +58,7 @@ pub enum Value {
     Bool,
     Int,
     Float,
-    /// A scalar with an explicit tag other than `!!str` (for example `!!binary`, `!custom`).
+    /// A scalar with an explicit tag outside the core schema (for example `!!binary`, `!custom`).
     Tagged,
     Sequence,
     Mapping,
@@ -35,27 +74,93 @@ impl Value {
     }
 }
 
-/// A parsed document: the top-level node's kind, and its key/value pairs when it is a mapping
-/// (keys that are strings only, in document order).
+/// A top-level key/value pair whose key is a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub key: String,
+    pub value: Value,
+    /// The value's explicit tag, fully resolved (`tag:yaml.org,2002:int`, `!custom`, `!`); for an
+    /// alias, the tag of the node it names.
+    pub tag: Option<String>,
+}
+
+/// A parsed document: the top-level node's kind, and its key/value pairs when it is a mapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {
     pub root: Value,
-    pub entries: Vec<(String, Value)>,
+    /// The pairs whose key is a string, in document order.
+    pub entries: Vec<Entry>,
+    /// How many top-level keys are not strings (numbers, null, collections, tagged scalars).
+    pub other_keys: usize,
 }
 
 impl Document {
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.entries.iter().find(|e| e.key == key).map(|e| &e.value)
     }
 }
 
-/// Why a text is not acceptable YAML.
+/// Why a text is not acceptable YAML. Lines are 1-based.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum YamlError {
-    Syntax { line: usize, message: String },
-    DuplicateKey { key: String },
-    MultipleDocuments,
-    UnknownAlias,
+    Syntax {
+        line: usize,
+        message: String,
+    },
+    /// A U+FEFF byte order mark after the start of the document (YAML 1.2 allows one only
+    /// before a document or inside a quoted scalar).
+    ByteOrderMark {
+        line: usize,
+    },
+    DuplicateKey {
+        line: usize,
+        key: String,
+    },
+    MultipleDocuments {
+        line: usize,
+    },
+    UnknownAlias {
+        line: usize,
+    },
+    TooDeep {
+        line: usize,
+    },
+    RecursiveAlias {
+        line: usize,
+    },
+    ExcessiveAliases {
+        line: usize,
+    },
+}
+
+impl YamlError {
+    /// A stable name for the kind of error (used by the conformance tooling).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            YamlError::Syntax { .. } => "syntax",
+            YamlError::ByteOrderMark { .. } => "byte_order_mark",
+            YamlError::DuplicateKey { .. } => "duplicate_key",
+            YamlError::MultipleDocuments { .. } => "multiple_documents",
+            YamlError::UnknownAlias { .. } => "unknown_alias",
+            YamlError::TooDeep { .. } => "too_deep",
+            YamlError::RecursiveAlias { .. } => "recursive_alias",
+            YamlError::ExcessiveAliases { .. } => "excessive_aliases",
+        }
+    }
+
+    /// The 1-based line the error was found on.
+    pub fn line(&self) -> usize {
+        match self {
+            YamlError::Syntax { line, .. }
+            | YamlError::ByteOrderMark { line }
+            | YamlError::DuplicateKey { line, .. }
+            | YamlError::MultipleDocuments { line }
+            | YamlError::UnknownAlias { line }
+            | YamlError::TooDeep { line }
+            | YamlError::RecursiveAlias { line }
+            | YamlError::ExcessiveAliases { line } => *line,
+        }
+    }
 }
 
 impl std::fmt::Display for YamlError {
@@ -64,19 +169,41 @@ impl std::fmt::Display for YamlError {
             YamlError::Syntax { line, message } => {
                 write!(f, "YAML syntax error at line {line}: {message}")
             }
-            YamlError::DuplicateKey { key } => write!(f, "duplicate mapping key `{key}`"),
-            YamlError::MultipleDocuments => write!(f, "more than one YAML document"),
-            YamlError::UnknownAlias => write!(f, "alias to an unknown anchor"),
+            YamlError::ByteOrderMark { line } => write!(
+                f,
+                "a byte order mark (U+FEFF) inside the document at line {line}"
+            ),
+            YamlError::DuplicateKey { line, key } => {
+                write!(f, "duplicate mapping key `{key}` at line {line}")
+            }
+            YamlError::MultipleDocuments { line } => {
+                write!(f, "a second YAML document starts at line {line}")
+            }
+            YamlError::UnknownAlias { line } => {
+                write!(f, "alias to an unknown anchor at line {line}")
+            }
+            YamlError::TooDeep { line } => write!(
+                f,
+                "collections nested more than {MAX_NESTING} deep at line {line}"
+            ),
+            YamlError::RecursiveAlias { line } => {
+                write!(f, "alias inside the node its anchor names at line {line}")
+            }
+            YamlError::ExcessiveAliases { line } => write!(
+                f,
+                "excessive aliasing at line {line} (alias budget {MAX_ALIAS_COUNT})"
+            ),
         }
     }
 }
 
 /// Resolves a plain (unquoted, untagged) scalar by the YAML 1.2 core schema.
 pub fn resolve_plain(text: &str) -> Value {
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
-        "true" | "True" | "TRUE" | "false" | "False" | "FALSE" => return Value::Bool,
-        _ => {}
+    if is_core_null(text) {
+        return Value::Null;
+    }
+    if is_core_bool(text) {
+        return Value::Bool;
     }
     if is_core_int(text) {
         return Value::Int;
@@ -85,6 +212,14 @@ pub fn resolve_plain(text: &str) -> Value {
         return Value::Float;
     }
     Value::Str(text.to_owned())
+}
+
+fn is_core_null(t: &str) -> bool {
+    matches!(t, "" | "~" | "null" | "Null" | "NULL")
+}
+
+fn is_core_bool(t: &str) -> bool {
+    matches!(t, "true" | "True" | "TRUE" | "false" | "False" | "FALSE")
 }
 
 fn is_core_int(t: &str) -> bool {
@@ -127,27 +262,23 @@ fn is_core_float(t: &str) -> bool {
     mantissa_ok && exponent_ok
 }
 
-/// The core-schema type name of a tag (`!!str` or `!<tag:yaml.org,2002:str>` → `str`).
-fn core_tag_name(t: &Tag) -> Option<&str> {
-    if t.is_yaml_core_schema() {
-        return Some(&t.suffix);
+/// The tag as one string: `tag:yaml.org,2002:int` for `!!int`, `!custom`, `!` (non-specific).
+fn full_tag(t: &Tag) -> String {
+    if t.handle == "!" {
+        format!("!{}", t.suffix)
+    } else {
+        format!("{}{}", t.handle, t.suffix)
     }
-    if t.handle.is_empty() {
-        return t.suffix.strip_prefix("tag:yaml.org,2002:");
-    }
-    None
 }
 
-/// The non-specific tag `!` (the parser reports it with an empty handle and the suffix `!`).
-fn is_non_specific(t: &Tag) -> bool {
-    (t.handle.is_empty() && t.suffix == "!") || (t.handle == "!" && t.suffix.is_empty())
-}
+const CORE_PREFIX: &str = "tag:yaml.org,2002:";
 
-fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
+/// A scalar's kind, from its explicit tag or (untagged) from its style and text.
+fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&str>) -> Value {
     match tag {
         // The non-specific tag `!` resolves a scalar as a string (YAML 1.2, 6.9.1).
-        Some(t) if is_non_specific(t) => Value::Str(text.to_owned()),
-        Some(t) => match core_tag_name(t) {
+        Some("!") => Value::Str(text.to_owned()),
+        Some(t) => match t.strip_prefix(CORE_PREFIX) {
             Some("str") => Value::Str(text.to_owned()),
             Some("null") => Value::Null,
             Some("bool") => Value::Bool,
@@ -162,126 +293,694 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
     }
 }
 
-/// A key's identity for the duplicate check: its resolved kind and text.
-fn key_identity(value: &Value, raw: &str) -> String {
-    match value {
-        Value::Str(s) => format!("s:{s}"),
-        other => format!("{other:?}:{raw}"),
+/// A key's identity for the duplicate check: the value the JavaScript `yaml` package gives the
+/// key, compared with `===`. `None` never equals anything (collections, aliases, NaN).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum KeyId {
+    Str(String),
+    /// The bits of a finite or infinite `f64`; `-0` is stored as `0`.
+    Num(u64),
+    Bool(bool),
+    Null,
+}
+
+fn num_id(v: f64) -> Option<KeyId> {
+    if v.is_nan() {
+        return None;
+    }
+    let v = if v == 0.0 { 0.0 } else { v };
+    Some(KeyId::Num(v.to_bits()))
+}
+
+fn parse_int_f64(t: &str) -> f64 {
+    let radix_value = |digits: &str, radix: u32| -> f64 {
+        match u128::from_str_radix(digits, radix) {
+            // Rounds to the nearest double, as JavaScript's parseInt does for these radixes.
+            Ok(v) => v as f64,
+            Err(_) => digits.chars().fold(0.0, |acc, c| {
+                acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
+            }),
+        }
+    };
+    if let Some(rest) = t.strip_prefix("0o") {
+        return radix_value(rest, 8);
+    }
+    if let Some(rest) = t.strip_prefix("0x") {
+        return radix_value(rest, 16);
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+fn parse_float_f64(t: &str) -> f64 {
+    let unsigned = t.strip_prefix(['-', '+']).unwrap_or(t);
+    let negative = t.starts_with('-');
+    if matches!(unsigned, ".inf" | ".Inf" | ".INF") {
+        return if negative {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+    }
+    if unsigned.eq_ignore_ascii_case(".nan") {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// The identity of a scalar key. A core tag whose text does not match its type's pattern (and
+/// any tag outside the core schema) leaves the text a string, as in the `yaml` package.
+fn scalar_key_id(text: &str, style: ScalarStyle, tag: Option<&str>) -> Option<KeyId> {
+    let as_text = || Some(KeyId::Str(text.to_owned()));
+    let typed = |name: &str| -> Option<KeyId> {
+        match name {
+            "null" if is_core_null(text) => Some(KeyId::Null),
+            "bool" if is_core_bool(text) => Some(KeyId::Bool(text.starts_with(['t', 'T']))),
+            "int" if is_core_int(text) => num_id(parse_int_f64(text)),
+            "float" if is_core_float(text) && !is_core_int(text) => num_id(parse_float_f64(text)),
+            _ => Some(KeyId::Str(text.to_owned())),
+        }
+    };
+    match tag {
+        Some(t) => match t.strip_prefix(CORE_PREFIX) {
+            Some(name) => typed(name),
+            None => as_text(),
+        },
+        None if style != ScalarStyle::Plain => as_text(),
+        None if is_core_null(text) => typed("null"),
+        None if is_core_bool(text) => typed("bool"),
+        None if is_core_int(text) => typed("int"),
+        None if is_core_float(text) => typed("float"),
+        None => as_text(),
     }
 }
 
-enum Frame {
+/// What the walker remembers about an anchored node.
+struct Anchor {
+    value: Value,
+    tag: Option<String>,
+    /// The JavaScript rule's count: 1 for the node itself plus 1 per alias resolved to it.
+    count: u64,
+    /// The alias weight, computed when the first alias to the node is resolved.
+    weight: Option<u64>,
+    /// A collection whose end has not been reached yet.
+    open: bool,
+    /// Whether the node is a scalar or holds one anywhere inside.
+    has_scalar: bool,
+    /// The aliases inside the node: a range of the walker's alias log.
+    aliases: std::ops::Range<usize>,
+}
+
+enum FrameKind {
     Mapping {
-        seen: HashSet<String>,
+        seen: HashSet<KeyId>,
         expecting_key: bool,
-        pending_key: Option<Option<String>>,
+        /// The pending key of a top-level pair: `Some(key)` when it is a string.
+        pending_key: Option<String>,
         top: bool,
     },
     Sequence,
 }
 
+struct Frame {
+    kind: FrameKind,
+    anchor: usize,
+    scalars_before: usize,
+    aliases_before: usize,
+    /// A flow collection (`[…]`, `{…}`) or any collection inside one.
+    flow: bool,
+    /// The line of the pending key when it is an empty implicit key (`: value`).
+    empty_implicit_key_line: Option<usize>,
+    /// A single-pair mapping written without `{` or `?` inside a flow sequence (`[k: v]`),
+    /// whose key is limited to [`MAX_IMPLICIT_KEY`] characters: its start.
+    implicit_pair_start: Option<usize>,
+}
+
+/// A node that just completed: its kind, tag, and identity as a key.
+struct Node {
+    value: Value,
+    tag: Option<String>,
+    key_id: Option<KeyId>,
+    display: String,
+    /// Set for an empty plain scalar that is not preceded by an explicit `?` key indicator.
+    empty_implicit_line: Option<usize>,
+}
+
+struct Walker {
+    anchors: HashMap<usize, Anchor>,
+    /// The target anchor of every alias so far, in document order.
+    alias_log: Vec<usize>,
+    scalars: usize,
+    stack: Vec<Frame>,
+    root: Option<Value>,
+    entries: Vec<Entry>,
+    other_keys: usize,
+}
+
+impl Walker {
+    /// Resolves an alias under the alias budget and returns the node it names.
+    fn alias(&mut self, id: usize, line: usize) -> Result<Node, YamlError> {
+        let open = match self.anchors.get(&id) {
+            None => return Err(YamlError::UnknownAlias { line }),
+            Some(a) => a.open,
+        };
+        if open {
+            return Err(YamlError::RecursiveAlias { line });
+        }
+        self.alias_log.push(id);
+        if let Some(a) = self.anchors.get_mut(&id) {
+            a.count = a.count.saturating_add(1);
+        }
+        let weight = match self.anchors.get(&id).and_then(|a| a.weight) {
+            Some(w) => w,
+            None => {
+                let w = self.weight_of(id);
+                if let Some(a) = self.anchors.get_mut(&id) {
+                    a.weight = Some(w);
+                }
+                w
+            }
+        };
+        let Some(anchor) = self.anchors.get_mut(&id) else {
+            return Err(YamlError::UnknownAlias { line });
+        };
+        if anchor.count.saturating_mul(weight) > MAX_ALIAS_COUNT {
+            return Err(YamlError::ExcessiveAliases { line });
+        }
+        Ok(Node {
+            value: anchor.value.clone(),
+            tag: anchor.tag.clone(),
+            key_id: None,
+            display: "*alias".to_owned(),
+            empty_implicit_line: None,
+        })
+    }
+
+    /// The alias weight of a closed anchored node (see [`MAX_ALIAS_COUNT`]).
+    fn weight_of(&self, id: usize) -> u64 {
+        let Some(anchor) = self.anchors.get(&id) else {
+            return 0;
+        };
+        let mut weight = u64::from(anchor.has_scalar);
+        for target in &self.alias_log[anchor.aliases.clone()] {
+            if let Some(t) = self.anchors.get(target) {
+                weight = weight.max(t.count.saturating_mul(t.weight.unwrap_or(0)));
+            }
+        }
+        weight
+    }
+
+    fn open(&mut self, kind: FrameKind, at: Opening, value: Value) -> Result<(), YamlError> {
+        let Opening {
+            anchor,
+            tag,
+            line,
+            content_line,
+            start,
+            empty_span,
+            flow_start,
+            after_tab,
+        } = at;
+        if self.stack.len() >= MAX_NESTING {
+            return Err(YamlError::TooDeep { line });
+        }
+        let parent_flow_sequence = self
+            .stack
+            .last()
+            .is_some_and(|f| f.flow && matches!(f.kind, FrameKind::Sequence));
+        let flow = flow_start || self.stack.last().is_some_and(|f| f.flow);
+        let at_implicit_pair =
+            parent_flow_sequence && empty_span && matches!(kind, FrameKind::Mapping { .. });
+        if !flow {
+            // YAML 1.2 allows a block collection on the line of its key only after an explicit
+            // `? key` (or inside a `- ` entry); saphyr-parser also lets one follow an empty
+            // implicit key (`: a: b`), which the grammar and the yaml package refuse.
+            let parent_key_line = self.stack.last().and_then(|f| match f.kind {
+                FrameKind::Mapping {
+                    expecting_key: false,
+                    ..
+                } => f.empty_implicit_key_line,
+                _ => None,
+            });
+            if parent_key_line == Some(content_line) {
+                return Err(YamlError::Syntax {
+                    line,
+                    message: "a block collection cannot start on the line of an empty implicit key"
+                        .to_owned(),
+                });
+            }
+            // A tab may separate an indicator from a scalar, never from a block collection on
+            // the same line (the tab would be indentation).
+            if after_tab {
+                return Err(YamlError::Syntax {
+                    line,
+                    message: "a tab cannot separate an indicator from a block collection"
+                        .to_owned(),
+                });
+            }
+        }
+        if anchor > 0 {
+            self.anchors.insert(
+                anchor,
+                Anchor {
+                    value,
+                    tag,
+                    count: 1,
+                    weight: None,
+                    open: true,
+                    has_scalar: false,
+                    aliases: 0..0,
+                },
+            );
+        }
+        self.stack.push(Frame {
+            kind,
+            anchor,
+            scalars_before: self.scalars,
+            aliases_before: self.alias_log.len(),
+            flow,
+            empty_implicit_key_line: None,
+            implicit_pair_start: at_implicit_pair.then_some(start),
+        });
+        Ok(())
+    }
+
+    fn close(&mut self, value: Value) -> Node {
+        if let Some(frame) = self.stack.pop() {
+            if let Some(a) = self.anchors.get_mut(&frame.anchor) {
+                a.open = false;
+                a.has_scalar = self.scalars > frame.scalars_before;
+                a.aliases = frame.aliases_before..self.alias_log.len();
+            }
+        }
+        let display = if value == Value::Sequence {
+            "[…]"
+        } else {
+            "{…}"
+        };
+        Node {
+            value,
+            tag: None,
+            key_id: None,
+            display: display.to_owned(),
+            empty_implicit_line: None,
+        }
+    }
+
+    /// Places a completed node in its parent (or as the root).
+    fn place(&mut self, node: Node, line: usize) -> Result<(), YamlError> {
+        let Some(frame) = self.stack.last_mut() else {
+            self.root = Some(node.value);
+            return Ok(());
+        };
+        if matches!(
+            frame.kind,
+            FrameKind::Mapping {
+                expecting_key: true,
+                ..
+            }
+        ) {
+            frame.empty_implicit_key_line = node.empty_implicit_line;
+        }
+        let FrameKind::Mapping {
+            seen,
+            expecting_key,
+            pending_key,
+            top,
+        } = &mut frame.kind
+        else {
+            return Ok(());
+        };
+        if *expecting_key {
+            if let Some(id) = node.key_id {
+                if !seen.insert(id) {
+                    return Err(YamlError::DuplicateKey {
+                        line,
+                        key: node.display,
+                    });
+                }
+            }
+            *expecting_key = false;
+            if *top {
+                match node.value {
+                    Value::Str(s) => *pending_key = Some(s),
+                    _ => {
+                        *pending_key = None;
+                        self.other_keys += 1;
+                    }
+                }
+            }
+        } else {
+            *expecting_key = true;
+            if let Some(key) = pending_key.take() {
+                self.entries.push(Entry {
+                    key,
+                    value: node.value,
+                    tag: node.tag,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a collection opens.
+struct Opening {
+    anchor: usize,
+    tag: Option<String>,
+    line: usize,
+    /// The line of its first entry (after any anchor or tag).
+    content_line: usize,
+    /// Its first character (of its properties, if any).
+    start: usize,
+    /// Its span is empty: no `[`, `{`, `?` or properties.
+    empty_span: bool,
+    /// It opens with `[` or `{`.
+    flow_start: bool,
+    /// It starts after an indicator and white space with a tab on the same line (see also
+    /// [`TabSeparators`]).
+    after_tab: bool,
+}
+
+/// Character positions (saphyr-parser counts in characters) mapped to byte offsets.
+struct Positions<'a> {
+    text: &'a str,
+    /// Byte offset of every character; `None` for ASCII text, where both are the same.
+    offsets: Option<Vec<usize>>,
+}
+
+impl<'a> Positions<'a> {
+    fn new(text: &'a str) -> Self {
+        let offsets = (!text.is_ascii()).then(|| text.char_indices().map(|(i, _)| i).collect());
+        Positions { text, offsets }
+    }
+
+    fn byte(&self, ch: usize) -> usize {
+        match &self.offsets {
+            None => ch.min(self.text.len()),
+            Some(o) => o.get(ch).copied().unwrap_or(self.text.len()),
+        }
+    }
+
+    fn char_at(&self, ch: usize) -> Option<char> {
+        self.text[self.byte(ch)..].chars().next()
+    }
+
+    /// Whether the character at `ch` follows an indicator (`:`, `?`, `-`) on its line with
+    /// white space that holds a tab in between.
+    fn tab_separated(&self, ch: usize) -> bool {
+        let mut saw_tab = false;
+        let mut i = ch;
+        while i > 0 {
+            i -= 1;
+            match self.char_at(i) {
+                Some('\t') => saw_tab = true,
+                Some(' ') => {}
+                Some(':' | '?' | '-') => return saw_tab,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    fn slice(&self, from: usize, to: usize) -> &'a str {
+        let (a, b) = (self.byte(from), self.byte(to));
+        if a <= b {
+            &self.text[a..b]
+        } else {
+            ""
+        }
+    }
+}
+
+/// Whether a collection's span opens a flow collection. The span of a flow collection covers its
+/// properties, its `[` or `{` and the white space or comment after it; a block collection's span
+/// is empty or covers its properties up to its first entry.
+fn opens_flow(span: &str) -> bool {
+    let mut rest = span;
+    loop {
+        rest = rest.trim_start_matches([' ', '\t', '\r', '\n']);
+        match rest.chars().next() {
+            Some('[' | '{') => return true,
+            Some('!' | '&') => {
+                rest = &rest[rest.find([' ', '\t', '\r', '\n']).unwrap_or(rest.len())..];
+            }
+            Some('#') => rest = &rest[rest.find('\n').unwrap_or(rest.len())..],
+            _ => return false,
+        }
+    }
+}
+
+/// Whether the text between two nodes holds an explicit key indicator: a `?` standing alone
+/// (comments, which start at a `#` after white space, are skipped).
+fn has_explicit_key_indicator(gap: &str) -> bool {
+    gap.lines().any(|line| {
+        let mut code = line;
+        let mut prev_blank = true;
+        for (i, c) in line.char_indices() {
+            if c == '#' && prev_blank {
+                code = &line[..i];
+                break;
+            }
+            prev_blank = c == ' ' || c == '\t';
+        }
+        code.split([' ', '\t']).any(|token| token == "?")
+    })
+}
+
+/// The message saphyr-parser gives for a tab right after a `:` value indicator.
+const TAB_AFTER_COLON: &str = "':' must be followed by a valid YAML whitespace";
+
+/// Tabs that separate a `:` value indicator from its value, which YAML 1.2 allows
+/// (`key:\tvalue`) but saphyr-parser refuses when the value starts with a letter, digit, `_` or
+/// `-` (a guard against tab-indented block collections). Each candidate is a `:` followed by
+/// tabs only and then such a character; its first tab is replaced by a space before parsing.
+/// Replacing a tab inside a quoted or block scalar would change the value, so a first pass
+/// finds the candidates that lie inside a scalar and those are put back.
+#[derive(Default)]
+struct TabSeparators {
+    /// Character positions of the replaced tabs.
+    replaced: std::collections::BTreeSet<usize>,
+    /// Character position where each replaced run's value starts, by tab position.
+    value_start: HashMap<usize, usize>,
+    /// The same positions, as a set.
+    starts: HashSet<usize>,
+}
+
+impl TabSeparators {
+    fn find(text: &str) -> Self {
+        let chars: Vec<char> = text.chars().collect();
+        let mut out = TabSeparators::default();
+        for (i, c) in chars.iter().enumerate() {
+            if *c != ':' || chars.get(i + 1) != Some(&'\t') {
+                continue;
+            }
+            let mut j = i + 1;
+            while chars.get(j) == Some(&'\t') {
+                j += 1;
+            }
+            if chars
+                .get(j)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+            {
+                out.replaced.insert(i + 1);
+                out.value_start.insert(i + 1, j);
+            }
+        }
+        out
+    }
+
+    fn apply(&self, text: &str) -> String {
+        text.chars()
+            .enumerate()
+            .map(|(i, c)| if self.replaced.contains(&i) { ' ' } else { c })
+            .collect()
+    }
+
+    /// Puts back the tabs at `positions` (they are scalar content, not separators).
+    fn keep(&mut self, positions: &[usize]) {
+        for p in positions {
+            self.replaced.remove(p);
+            self.value_start.remove(p);
+        }
+        self.starts = self.value_start.values().copied().collect();
+    }
+
+    /// The replaced tabs that lie inside a quoted or block scalar of `fixed` (parse errors end
+    /// the search; the real parse reports them).
+    fn inside_scalars(&self, fixed: &str) -> Vec<usize> {
+        let mut hits = Vec::new();
+        for item in Parser::new_from_str(fixed) {
+            let Ok((event, span)) = item else { break };
+            if let Event::Scalar(_, style, _, _) = event {
+                if style != ScalarStyle::Plain {
+                    hits.extend(self.replaced.range(span.start.index()..span.end.index()));
+                }
+            }
+        }
+        hits
+    }
+}
+
 /// Parses `text` as at most one YAML document. An empty stream is a document whose root is null.
 pub fn parse(text: &str) -> Result<Document, YamlError> {
-    let mut anchors: HashMap<usize, Value> = HashMap::new();
-    let mut stack: Vec<Frame> = Vec::new();
+    // A last line of only spaces and tabs without a line break: saphyr-parser counts it as one
+    // more line of a block scalar even under clip chomping (`|` then `  a` then `  ` gives
+    // "a\n\n"); read it as the same line with its break, which it is everywhere else.
+    let terminated;
+    let text = match text.rsplit('\n').next() {
+        Some(last) if !last.is_empty() && last.chars().all(|c| c == ' ' || c == '\t') => {
+            terminated = format!("{text}\n");
+            terminated.as_str()
+        }
+        _ => text,
+    };
+    match walk(text, &TabSeparators::default()) {
+        Err(YamlError::Syntax { message, .. }) if message == TAB_AFTER_COLON => {
+            let mut tabs = TabSeparators::find(text);
+            let inside = tabs.inside_scalars(&tabs.apply(text));
+            tabs.keep(&inside);
+            walk(&tabs.apply(text), &tabs)
+        }
+        other => other,
+    }
+}
+
+fn walk(text: &str, tabs: &TabSeparators) -> Result<Document, YamlError> {
+    let positions = Positions::new(text);
+    let mut w = Walker {
+        anchors: HashMap::new(),
+        alias_log: Vec::new(),
+        scalars: 0,
+        stack: Vec::new(),
+        root: None,
+        entries: Vec::new(),
+        other_keys: 0,
+    };
     let mut documents = 0usize;
-    let mut root: Option<Value> = None;
-    let mut entries: Vec<(String, Value)> = Vec::new();
+    let mut prev_end = 0usize;
 
     for item in Parser::new_from_str(text) {
-        let (event, _span) = item.map_err(|e| YamlError::Syntax {
-            line: e.marker().line(),
-            message: e.info().to_owned(),
+        let (event, span) = item.map_err(|e| {
+            let line = e.marker().line();
+            match e.info() {
+                // saphyr-parser's own cap: more than 255 nested flow collections.
+                "recursion limit exceeded" => YamlError::TooDeep { line },
+                "a byte order mark must not appear inside a document" => {
+                    YamlError::ByteOrderMark { line }
+                }
+                "while parsing node, found unknown anchor" => YamlError::UnknownAlias { line },
+                _ => YamlError::Syntax {
+                    line,
+                    message: e.info().to_owned(),
+                },
+            }
         })?;
-        // A node that completes here: its kind plus (for scalars) its raw text.
-        let completed: Option<(Value, Cow<'_, str>)> = match event {
+        let line = span.start.line();
+        let start = span.start.index();
+        let end = span.end.index();
+        let gap_start = std::mem::replace(&mut prev_end, span.end.index());
+        let opening = |anchor: usize, tag: Option<Cow<'_, Tag>>| Opening {
+            anchor,
+            tag: tag.as_deref().map(full_tag),
+            line,
+            flow_start: opens_flow(positions.slice(start, end)),
+            content_line: span.end.line(),
+            start,
+            empty_span: start == end,
+            after_tab: tabs.starts.contains(&end) || positions.tab_separated(end),
+        };
+        let node = match event {
             Event::DocumentStart(_) => {
                 documents += 1;
                 if documents > 1 {
-                    return Err(YamlError::MultipleDocuments);
+                    return Err(YamlError::MultipleDocuments { line });
                 }
                 None
             }
             Event::Scalar(text, style, anchor, tag) => {
+                let tag = tag.as_deref().map(full_tag);
                 let value = resolve_scalar(&text, style, tag.as_deref());
+                let key_id = scalar_key_id(&text, style, tag.as_deref());
+                w.scalars += 1;
                 if anchor > 0 {
-                    anchors.insert(anchor, value.clone());
+                    w.anchors.insert(
+                        anchor,
+                        Anchor {
+                            value: value.clone(),
+                            tag: tag.clone(),
+                            count: 1,
+                            weight: Some(1),
+                            open: false,
+                            has_scalar: true,
+                            aliases: 0..0,
+                        },
+                    );
                 }
-                Some((value, text))
+                let empty_implicit_line = (text.is_empty()
+                    && style == ScalarStyle::Plain
+                    && !has_explicit_key_indicator(positions.slice(gap_start, start)))
+                .then_some(line);
+                Some(Node {
+                    value,
+                    tag,
+                    key_id,
+                    display: text.into_owned(),
+                    empty_implicit_line,
+                })
             }
-            Event::Alias(id) => {
-                let value = anchors.get(&id).cloned().ok_or(YamlError::UnknownAlias)?;
-                Some((value, Cow::Borrowed("*alias")))
-            }
-            Event::SequenceStart(anchor, _) => {
-                if anchor > 0 {
-                    anchors.insert(anchor, Value::Sequence);
-                }
-                stack.push(Frame::Sequence);
+            Event::Alias(id) => Some(w.alias(id, line)?),
+            Event::SequenceStart(anchor, tag) => {
+                w.open(FrameKind::Sequence, opening(anchor, tag), Value::Sequence)?;
                 None
             }
-            Event::MappingStart(anchor, _) => {
-                if anchor > 0 {
-                    anchors.insert(anchor, Value::Mapping);
-                }
-                let top = stack.is_empty();
-                stack.push(Frame::Mapping {
+            Event::MappingStart(anchor, tag) => {
+                let kind = FrameKind::Mapping {
                     seen: HashSet::new(),
                     expecting_key: true,
                     pending_key: None,
-                    top,
-                });
+                    top: w.stack.is_empty(),
+                };
+                w.open(kind, opening(anchor, tag), Value::Mapping)?;
                 None
             }
-            Event::SequenceEnd => {
-                let _ = stack.pop();
-                Some((Value::Sequence, Cow::Borrowed("[]")))
-            }
-            Event::MappingEnd => {
-                let _ = stack.pop();
-                Some((Value::Mapping, Cow::Borrowed("{}")))
-            }
+            Event::SequenceEnd => Some(w.close(Value::Sequence)),
+            Event::MappingEnd => Some(w.close(Value::Mapping)),
             _ => None,
         };
-        let Some((value, raw)) = completed else {
-            continue;
-        };
-        match stack.last_mut() {
-            None => root = Some(value),
-            Some(Frame::Sequence) => {}
-            Some(Frame::Mapping {
-                seen,
-                expecting_key,
-                pending_key,
-                top,
-            }) => {
-                if *expecting_key {
-                    let identity = key_identity(&value, &raw);
-                    let display = match &value {
-                        Value::Str(s) => s.clone(),
-                        _ => raw.to_string(),
-                    };
-                    let is_scalar_key = !matches!(value, Value::Sequence | Value::Mapping);
-                    if is_scalar_key && !seen.insert(identity) {
-                        return Err(YamlError::DuplicateKey { key: display });
+        if let Some(node) = node {
+            if let Some(frame) = w.stack.last() {
+                if let (
+                    Some(key_start),
+                    FrameKind::Mapping {
+                        expecting_key: true,
+                        ..
+                    },
+                ) = (frame.implicit_pair_start, &frame.kind)
+                {
+                    // The `:` follows the key after spaces or tabs.
+                    let after = positions.slice(end, end.saturating_add(MAX_IMPLICIT_KEY + 1));
+                    let gap = after
+                        .chars()
+                        .take_while(|c| matches!(c, ' ' | '\t'))
+                        .count();
+                    if end + gap - key_start > MAX_IMPLICIT_KEY {
+                        return Err(YamlError::Syntax {
+                            line,
+                            message: format!(
+                                "the `:` of an implicit key in a flow sequence is more than \
+                                 {MAX_IMPLICIT_KEY} characters after the key's start"
+                            ),
+                        });
                     }
-                    *pending_key = Some(value.as_str().map(str::to_owned));
-                    *expecting_key = false;
-                } else {
-                    if *top {
-                        if let Some(Some(key)) = pending_key.take() {
-                            entries.push((key, value));
-                        }
-                    }
-                    *pending_key = None;
-                    *expecting_key = true;
                 }
             }
+            w.place(node, line)?;
         }
     }
     Ok(Document {
-        root: root.unwrap_or(Value::Null),
-        entries,
+        root: w.root.unwrap_or(Value::Null),
+        entries: w.entries,
+        other_keys: w.other_keys,
     })
 }
 
@@ -293,13 +992,36 @@ mod tests {
         parse(text).unwrap().get(key).cloned()
     }
 
+    fn kind(text: &str) -> Result<(), &'static str> {
+        parse(text).map(|_| ()).map_err(|e| e.kind())
+    }
+
+    /// `key: ` followed by `depth - 1` nested flow sequences: `depth` collections in all.
+    fn flow_nesting(depth: usize) -> String {
+        format!("key: {}{}\n", "[".repeat(depth - 1), "]".repeat(depth - 1))
+    }
+
+    /// The same with compact block sequences (`- - - x`).
+    fn block_nesting(depth: usize) -> String {
+        format!("key:\n  {}x\n", "- ".repeat(depth - 1))
+    }
+
     #[test]
     fn core_schema_typing() {
         assert_eq!(top("name: yes", "name"), Some(Value::Str("yes".into())));
+        assert_eq!(top("name: on", "name"), Some(Value::Str("on".into())));
+        assert_eq!(top("name: 1_000", "name"), Some(Value::Str("1_000".into())));
+        assert_eq!(top("name: 0X1F", "name"), Some(Value::Str("0X1F".into())));
         assert_eq!(top("name: 123", "name"), Some(Value::Int));
+        assert_eq!(top("name: 017", "name"), Some(Value::Int));
+        assert_eq!(top("name: 0o17", "name"), Some(Value::Int));
         assert_eq!(top("name: 0x1F", "name"), Some(Value::Int));
         assert_eq!(top("name: 1.5e3", "name"), Some(Value::Float));
+        assert_eq!(top("name: 5.", "name"), Some(Value::Float));
         assert_eq!(top("name: .inf", "name"), Some(Value::Float));
+        assert_eq!(top("name: -.INF", "name"), Some(Value::Float));
+        assert_eq!(top("name: .NaN", "name"), Some(Value::Float));
+        assert_eq!(top("name: -.nan", "name"), Some(Value::Str("-.nan".into())));
         assert_eq!(top("name: 1.2.3", "name"), Some(Value::Str("1.2.3".into())));
         assert_eq!(top("name: null", "name"), Some(Value::Null));
         assert_eq!(top("name:", "name"), Some(Value::Null));
@@ -316,55 +1038,258 @@ mod tests {
             Some(Value::Str("1".into()))
         );
         assert_eq!(top("name: !!int 1", "name"), Some(Value::Int));
+        assert_eq!(top("name: !!int abc", "name"), Some(Value::Int));
+        assert_eq!(top("name: !!float 1", "name"), Some(Value::Float));
         assert_eq!(top("name: !custom x", "name"), Some(Value::Tagged));
+        assert_eq!(top("name: !!binary aGk=", "name"), Some(Value::Tagged));
         assert_eq!(top("name: [a]", "name"), Some(Value::Sequence));
         assert_eq!(top("name: {a: 1}", "name"), Some(Value::Mapping));
         assert_eq!(top("name: .", "name"), Some(Value::Str(".".into())));
         assert_eq!(top("name: '-'", "name"), Some(Value::Str("-".into())));
+        // A `%YAML 1.1` directive does not bring back YAML 1.1 types.
+        assert_eq!(
+            top("%YAML 1.1\n---\nname: yes\n", "name"),
+            Some(Value::Str("yes".into()))
+        );
     }
 
     #[test]
-    fn duplicates_and_documents_are_errors() {
-        assert!(matches!(
-            parse("a: 1\na: 2"),
-            Err(YamlError::DuplicateKey { .. })
-        ));
-        assert!(matches!(
-            parse("m:\n  x: 1\n  x: 2"),
-            Err(YamlError::DuplicateKey { .. })
-        ));
-        assert!(matches!(
-            parse("a: 1\n---\nb: 2"),
-            Err(YamlError::MultipleDocuments)
-        ));
-        assert!(matches!(
-            parse("description: Use when: x"),
-            Err(YamlError::Syntax { .. })
-        ));
+    fn entries_keep_string_keys_and_count_the_others() {
+        let doc = parse("name: a\n1: b\n~: c\n!custom d: e\n'2': f\n*x : g\n").err();
+        assert_eq!(doc.map(|e| e.kind()), Some("unknown_alias"));
+        let doc = parse("name: &n a\n1: b\n~: c\n!custom d: e\n'2': f\n[x]: g\n*n : h\n").unwrap();
+        let keys: Vec<&str> = doc.entries.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, ["name", "2", "a"]);
+        assert_eq!(doc.other_keys, 4);
+        let doc = parse("name: !!int 1\n").unwrap();
+        assert_eq!(doc.entries[0].tag.as_deref(), Some("tag:yaml.org,2002:int"));
     }
 
     #[test]
-    fn aliases_resolve_to_kind_without_expansion() {
-        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
-        for i in 0..40 {
-            let prev = if i == 0 {
-                "a".to_string()
-            } else {
-                format!("k{}", i - 1)
-            };
-            bomb.push_str(&format!(
-                "k{i}: &k{i} [*{prev}, *{prev}, *{prev}, *{prev}]\n"
-            ));
+    fn duplicates_compare_as_the_javascript_package_does() {
+        for text in [
+            "a: 1\na: 2",
+            "m:\n  x: 1\n  x: 2",
+            "1: a\n0x1: b",
+            "1: a\n1.0: b",
+            "0o10: a\n8: b",
+            "-0: a\n0: b",
+            "true: a\nTrue: b",
+            "null: a\n~: b",
+            ": a\n: b",
+            "'a': 1\n\"a\": 2",
+            "!custom a: 1\na: 2",
+            "!!float 1: a\n'1': b",
+            ".inf: a\n+.inf: b",
+        ] {
+            assert_eq!(kind(text), Err("duplicate_key"), "{text:?}");
         }
-        bomb.push_str("s: &s hello\nname: *s\n");
-        let doc = parse(&bomb).unwrap();
-        assert_eq!(doc.get("name"), Some(&Value::Str("hello".into())));
-        assert_eq!(doc.get("k39"), Some(&Value::Sequence));
+        for text in [
+            ".nan: a\n.nan: b",
+            "1: a\n'1': b",
+            "true: a\n'true': b",
+            "[a]: 1\n[a]: 2",
+            "s: &s k\n*s : 1\nk: 2",
+            "null: a\n'': b",
+            "[a: 1, a: 2]",
+        ] {
+            assert_eq!(kind(text), Ok(()), "{text:?}");
+        }
     }
 
     #[test]
-    fn empty_stream_is_null() {
+    fn documents_and_syntax() {
+        assert_eq!(kind("a: 1\n---\nb: 2"), Err("multiple_documents"));
+        assert_eq!(kind("a: 1\n...\n---\n"), Err("multiple_documents"));
+        assert_eq!(kind("--- {a: 1}\n...\n"), Ok(()));
+        assert_eq!(kind("description: Use when: x"), Err("syntax"));
+        assert_eq!(kind("a: *missing"), Err("unknown_alias"));
         assert_eq!(parse("").unwrap().root, Value::Null);
         assert_eq!(parse("# only a comment\n").unwrap().root, Value::Null);
+    }
+
+    #[test]
+    fn nesting_limit_both_sides() {
+        for build in [flow_nesting, block_nesting] {
+            let at = build(MAX_NESTING);
+            let doc = parse(&at).unwrap();
+            assert_eq!(doc.get("key"), Some(&Value::Sequence));
+            let over = build(MAX_NESTING + 1);
+            assert!(matches!(
+                parse(&over),
+                Err(YamlError::TooDeep { line: 2 } | YamlError::TooDeep { line: 1 })
+            ));
+        }
+        // A flow root: 255 flow collections is saphyr-parser's own maximum, and ours.
+        let root = format!("{}{}", "[".repeat(MAX_NESTING), "]".repeat(MAX_NESTING));
+        assert_eq!(parse(&root).unwrap().root, Value::Sequence);
+        let root = format!("{}{}", "[".repeat(256), "]".repeat(256));
+        assert_eq!(kind(&root), Err("too_deep"));
+        // Far deeper input fails the same way, quickly.
+        assert_eq!(kind(&flow_nesting(100_000)), Err("too_deep"));
+        assert_eq!(kind(&block_nesting(100_000)), Err("too_deep"));
+    }
+
+    fn scalar_aliases(n: usize) -> String {
+        let mut text = String::from("name: &s weather\n");
+        for i in 0..n {
+            text.push_str(&format!("k{i}: *s\n"));
+        }
+        text
+    }
+
+    /// `a: &a [x]`, `b: &b [*a × inner]`, then `outer` aliases of `b`.
+    fn two_levels(inner: usize, outer: usize) -> String {
+        let mut text = format!("a: &a [x]\nb: &b [{}]\n", vec!["*a"; inner].join(", "));
+        for i in 0..outer {
+            text.push_str(&format!("c{i}: *b\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn alias_budget_both_sides() {
+        // A scalar: count 1 + n aliases, weight 1; at most 100.
+        let doc = parse(&scalar_aliases(99)).unwrap();
+        assert_eq!(doc.get("k98"), Some(&Value::Str("weather".into())));
+        assert!(matches!(
+            parse(&scalar_aliases(100)),
+            Err(YamlError::ExcessiveAliases { line: 101 })
+        ));
+        // Two levels: a has count 11 after ten aliases, so b weighs 11; b's count may reach 9.
+        assert_eq!(kind(&two_levels(10, 8)), Ok(()));
+        assert_eq!(kind(&two_levels(10, 9)), Err("excessive_aliases"));
+        assert_eq!(kind(&two_levels(9, 9)), Ok(()));
+        assert_eq!(kind(&two_levels(9, 10)), Err("excessive_aliases"));
+        // Collections without scalars weigh 0: aliasing them is free, as in the yaml package.
+        let mut text = String::from("e: &e [[], {}]\n");
+        for i in 0..500 {
+            text.push_str(&format!("k{i}: *e\n"));
+        }
+        assert_eq!(parse(&text).unwrap().get("k499"), Some(&Value::Sequence));
+        // The classic bomb: nine levels of nine.
+        let mut bomb = String::from("a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        for w in names.windows(2) {
+            let refs = vec![format!("*{}", w[0]); 9].join(", ");
+            bomb.push_str(&format!("{0}: &{0} [{refs}]\n", w[1]));
+        }
+        assert_eq!(kind(&bomb), Err("excessive_aliases"));
+        // An alias inside the node its anchor names.
+        assert_eq!(kind("m: &m [*m]"), Err("recursive_alias"));
+        assert_eq!(kind("m: &m {k: [*m]}"), Err("recursive_alias"));
+        // An alias resolves to the kind of the last node with that anchor.
+        let doc = parse("a: &x 1\nb: &x two\nname: *x\n").unwrap();
+        assert_eq!(doc.get("name"), Some(&Value::Str("two".into())));
+    }
+
+    #[test]
+    fn implicit_key_length_both_sides() {
+        let block = |n: usize| format!("{}: v\n", "k".repeat(n));
+        assert_eq!(kind(&block(MAX_IMPLICIT_KEY)), Ok(()));
+        assert_eq!(kind(&block(MAX_IMPLICIT_KEY + 1)), Err("syntax"));
+        // Characters, not bytes or UTF-16 units.
+        let emoji = |n: usize| format!("{}: v\n", "🙂".repeat(n));
+        assert_eq!(kind(&emoji(MAX_IMPLICIT_KEY)), Ok(()));
+        assert_eq!(kind(&emoji(MAX_IMPLICIT_KEY + 1)), Err("syntax"));
+        let pair = |n: usize| format!("k: [{} : v]\n", "k".repeat(n - 1));
+        assert_eq!(kind(&pair(MAX_IMPLICIT_KEY)), Ok(()));
+        assert_eq!(kind(&pair(MAX_IMPLICIT_KEY + 1)), Err("syntax"));
+        // No limit for `{key: value}` nor for explicit `? key` pairs.
+        let long = "k".repeat(5000);
+        assert_eq!(kind(&format!("k: {{{long}: v}}\n")), Ok(()));
+        assert_eq!(kind(&format!("k: [? {long} : v]\n")), Ok(()));
+    }
+
+    #[test]
+    fn tabs_separate_values_but_not_block_collections() {
+        let doc = parse("name:\tweather\ndescription:\t\tx-y\n").unwrap();
+        assert_eq!(doc.get("name"), Some(&Value::Str("weather".into())));
+        assert_eq!(doc.get("description"), Some(&Value::Str("x-y".into())));
+        // Tabs after `:` inside quoted and block scalars stay content.
+        let doc = parse(
+            "name:\tw\ndescription: \"a:\tb\"\nlit: |\n  c:\td\nsq: 'e:\tf'\nfold: >\n  g:\th\n",
+        )
+        .unwrap();
+        assert_eq!(doc.get("description"), Some(&Value::Str("a:\tb".into())));
+        assert_eq!(doc.get("lit"), Some(&Value::Str("c:\td\n".into())));
+        assert_eq!(doc.get("sq"), Some(&Value::Str("e:\tf".into())));
+        assert_eq!(doc.get("fold"), Some(&Value::Str("g:\th\n".into())));
+        // Keys that differ only there are not duplicates.
+        assert_eq!(kind("'a:\tb': 1\n'a: b': 2\nc:\td\n"), Ok(()));
+        // A tab may not stand for the indentation of a compact block collection.
+        assert_eq!(kind("? a\n:\t- b\n"), Err("syntax"));
+        assert_eq!(kind("? a\n:\tb: c\n"), Err("syntax"));
+        assert_eq!(kind("? a\n:\t? b\n"), Err("syntax"));
+        assert_eq!(kind("? a\n: - b\n"), Ok(()));
+        // Properties before a block collection on the next line are fine after a tab.
+        assert_eq!(kind("k:\t&a\n  b: c\n"), Ok(()));
+    }
+
+    #[test]
+    fn compact_collection_after_empty_implicit_key() {
+        assert_eq!(kind("name: x\n: a: b\n"), Err("syntax"));
+        assert_eq!(kind("name: x\n: - a\n"), Err("syntax"));
+        assert_eq!(kind("- : a: b\n"), Err("syntax"));
+        // After an explicit `?` the same value is a compact mapping.
+        assert_eq!(kind("?\n: a: b\n"), Ok(()));
+        assert_eq!(kind("? # comment ?\n: a: b\n"), Ok(()));
+        assert_eq!(kind("name: x\n: a\n"), Ok(()));
+        assert_eq!(kind("name: x\n: [a: b]\n"), Ok(()));
+    }
+
+    #[test]
+    fn block_scalar_ending_in_a_blank_line_without_a_break() {
+        // Clip keeps one line break, keep keeps the blank line, as when the break is there.
+        assert_eq!(
+            top("d: |\n  Text\n  ", "d"),
+            Some(Value::Str("Text\n".into()))
+        );
+        assert_eq!(
+            top("d: |+\n  Text\n  ", "d"),
+            Some(Value::Str("Text\n\n".into()))
+        );
+        assert_eq!(
+            top("d: |+\n  Text\n  \n", "d"),
+            Some(Value::Str("Text\n\n".into()))
+        );
+        // A deeper blank line is content.
+        assert_eq!(
+            top("d: |-\n  Text\n   ", "d"),
+            Some(Value::Str("Text\n ".into()))
+        );
+        assert_eq!(top("d: x\n \t", "d"), Some(Value::Str("x".into())));
+    }
+
+    #[test]
+    fn byte_order_marks() {
+        assert_eq!(kind("\u{feff}name: x\n"), Ok(()));
+        assert_eq!(
+            top("name: \"\u{feff}x\"\n", "name"),
+            Some(Value::Str("\u{feff}x".into()))
+        );
+        assert_eq!(kind("name: x\u{feff}\n"), Err("byte_order_mark"));
+        assert_eq!(kind("name: x # \u{feff}\n"), Err("byte_order_mark"));
+    }
+
+    #[test]
+    fn flow_openings() {
+        for span in ["[", "{ ", "&a [", "!t {  # c\n", "&a !t\t[", "[\n"] {
+            assert!(opens_flow(span), "{span:?}");
+        }
+        for span in ["", "&a\n  ", "!t # [x\n  ", "-"] {
+            assert!(!opens_flow(span), "{span:?}");
+        }
+        assert_eq!(kind("name: x\n:  { lead: x}\n"), Ok(()));
+        assert_eq!(kind("name: x\n: &a [a, b]\n"), Ok(()));
+    }
+
+    #[test]
+    fn explicit_key_indicator_detection() {
+        assert!(has_explicit_key_indicator("\n? \n"));
+        assert!(has_explicit_key_indicator("?"));
+        assert!(!has_explicit_key_indicator("\n# ? x\n"));
+        assert!(!has_explicit_key_indicator("\n&a?b \n"));
+        assert!(has_explicit_key_indicator("\n? # c\n"));
     }
 }
