@@ -14,6 +14,7 @@ use crate::fixture;
 use crate::implementation::{Fault, ImplError, Implementation};
 use crate::live;
 use crate::protocol::WireConfig;
+use crate::survivors;
 
 /// Settings shared by every case of a run.
 #[derive(Debug, Clone)]
@@ -372,7 +373,7 @@ fn run_steps(
     // The canonical path, so that the real path of anything inside equals its spelled path.
     let result = match tmp.path().canonicalize() {
         Ok(root) => {
-            let result = drive(case, imp, opts, seq, &root);
+            let result = left_behind(case, drive(case, imp, opts, seq, &root), &root);
             fixture::make_removable(&root);
             fixture::remove_deep_chains(&root, &case.tree);
             result
@@ -385,6 +386,45 @@ fn run_steps(
     drop(tmp);
     live::forget_root(&path);
     result
+}
+
+/// Fails the case when the implementation left processes behind in the case root (they are
+/// killed); a case that errored keeps its error, with the processes named.
+fn left_behind(
+    case: &Case,
+    result: Result<Status, StepError>,
+    root: &Path,
+) -> Result<Status, StepError> {
+    let survivors = survivors::collect(root);
+    if survivors.is_empty() {
+        return result;
+    }
+    let mismatch = Mismatch {
+        what: "processes left behind in the case root after the case (now killed)".into(),
+        expected: "none (SPEC.md run.process-group)".into(),
+        actual: survivors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; "),
+    };
+    match result {
+        Ok(Status::Pass) => Ok(Status::Fail(Failure {
+            step: case.steps.len(),
+            line: case.steps.last().map_or(case.line, |s| s.line),
+            label: "after the last step".into(),
+            mismatches: vec![mismatch],
+        })),
+        Ok(Status::Fail(mut failure)) => {
+            failure.mismatches.push(mismatch);
+            Ok(Status::Fail(failure))
+        }
+        Err(StepError::Fixture(message)) => Err(StepError::Fixture(format!(
+            "{message}\nand processes were left behind: {}",
+            mismatch.actual
+        ))),
+        other => other,
+    }
 }
 
 fn drive(

@@ -9,7 +9,8 @@
 //! - [`protocol`], [`implementation`], [`reference`], [`adapter_client`], [`adapter_server`]:
 //!   the `Implementation` seam and its two sides ([`adapter_client::transport`]: the adapter's
 //!   process and pipes, with their bounds and deadlines).
-//! - [`execute`], [`report`], [`show`], [`python`]: running cases and telling people about it.
+//! - [`execute`], [`survivors`], [`report`], [`show`], [`python`]: running cases (and checking
+//!   that nothing of theirs is left running) and telling people about it.
 //! - [`check_tree`]: the `check-tree` command (the reference on a real skills root).
 //! - [`live`]: the adapter process groups and case roots a run has alive, torn down on
 //!   SIGINT/SIGTERM.
@@ -30,6 +31,7 @@ pub mod python;
 pub mod reference;
 pub mod report;
 pub mod show;
+pub mod survivors;
 
 use std::path::PathBuf;
 

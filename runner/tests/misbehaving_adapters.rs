@@ -696,3 +696,24 @@ fn sigint_and_sigterm_stop_the_adapter_group_and_remove_case_roots() {
         }
     }
 }
+
+/// An implementation that leaves a process running in the case root fails that case, in any
+/// run, and the process is killed (it is not left for the next case or the machine).
+#[test]
+fn a_process_left_behind_fails_the_case() {
+    let s = Setup::new(&[("leak", tools_case("adapter.leak"))]);
+    let o = s.run(&adapter("leaks_a_helper.py"), &[], Duration::from_secs(60));
+    o.check(1, MARGIN);
+    let case = o.case("adapter.leak");
+    assert_eq!(case["status"], "fail", "{case}");
+    let mismatch = &case["mismatches"][0];
+    assert_eq!(
+        mismatch["what"],
+        "processes left behind in the case root after the case (now killed)"
+    );
+    assert!(
+        mismatch["actual"].as_str().unwrap().contains("sleep 30"),
+        "{mismatch}"
+    );
+    assert!(o.text.contains("FAIL adapter.leak"), "{}", o.text);
+}
