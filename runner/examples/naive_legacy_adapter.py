@@ -93,7 +93,7 @@ def main():
         msg = json.loads(line)
         kind = msg.get("type")
         if kind == "start":
-            reply = {"type": "started", "protocol_version": 1,
+            reply = {"type": "started", "protocol_version": 2,
                      "implementation": {"name": "naive-legacy-loader", "version": "0.1", "language": "python", "features": []}}
         elif kind == "case_start":
             config = msg["config"]

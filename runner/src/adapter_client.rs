@@ -101,6 +101,7 @@ impl Adapter {
                 language: None,
                 features: Vec::new(),
                 unknown_features: Vec::new(),
+                process_per_case: false,
             },
             seq: 0,
             record,
@@ -279,7 +280,16 @@ impl Implementation for Adapter {
         let seq = self.seq;
         let request = Outgoing::CaseEnd { seq };
         match self.exchange(&request)? {
-            Response::CaseEnded { seq: s } if s == seq => Ok(()),
+            Response::CaseEnded { seq: s } if s == seq => {
+                if self.info.process_per_case {
+                    // Stopped the documented way (`stop`, then SIGTERM, then SIGKILL); the next
+                    // case starts a fresh process.
+                    if let Some(mut t) = self.transport.take() {
+                        t.shutdown();
+                    }
+                }
+                Ok(())
+            }
             other => Err(self.unexpected(&request, "case_ended", &other)),
         }
     }

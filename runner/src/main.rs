@@ -118,6 +118,10 @@ enum Command {
         /// Repeatable.
         #[arg(long, value_name = "FEATURE")]
         without: Vec<String>,
+        /// Ask the runner for a fresh adapter process for every case (as runtimes that cache
+        /// state when first loaded need).
+        #[arg(long)]
+        process_per_case: bool,
     },
 }
 
@@ -153,7 +157,10 @@ fn main() -> ExitCode {
         Command::Clauses { cases, json } => clauses(cases, json),
         Command::Show { id, cases } => show_case(cases, &id),
         Command::CheckTree { root, json } => check_tree(&root, json),
-        Command::Adapter { without } => serve_adapter(&without),
+        Command::Adapter {
+            without,
+            process_per_case,
+        } => serve_adapter(&without, process_per_case),
     }
 }
 
@@ -391,6 +398,7 @@ fn adapter_did_not_start(
             language: None,
             features: Vec::new(),
             unknown_features: Vec::new(),
+            process_per_case: false,
         },
         cases_dir: suite.root.display().to_string(),
         results: selected.iter().map(|c| (*c, not_run())).collect(),
@@ -582,7 +590,7 @@ fn check_tree(root: &Path, json: bool) -> ExitCode {
     }
 }
 
-fn serve_adapter(without: &[String]) -> ExitCode {
+fn serve_adapter(without: &[String], process_per_case: bool) -> ExitCode {
     // `--without NAME`: an optional feature is no longer declared (its cases become
     // UNSUPPORTED); a mandatory behaviour that once was a feature is left out (its cases FAIL).
     let mut features: Vec<Feature> = REFERENCE_FEATURES.to_vec();
@@ -606,7 +614,8 @@ fn serve_adapter(without: &[String]) -> ExitCode {
     }
     let mut reference = omitted
         .into_iter()
-        .fold(Reference::with_features(features), Reference::lacking);
+        .fold(Reference::with_features(features), Reference::lacking)
+        .with_process_per_case(process_per_case);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     match adapter_server::serve(&mut reference, stdin.lock(), stdout.lock()) {

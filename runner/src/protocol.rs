@@ -1,4 +1,4 @@
-//! The adapter protocol, version 1: the JSON messages exchanged between the runner and an
+//! The adapter protocol, version 2: the JSON messages exchanged between the runner and an
 //! implementation, one JSON object per line. PROTOCOL.md is the normative description and
 //! `protocol/*.schema.json` the schemas; these types are the runner's side of the same contract.
 
@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::features::Feature;
 
 /// The protocol version this runner speaks.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Implementation-neutral runtime configuration for one case, with paths made absolute.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,6 +105,10 @@ pub struct ImplInfo {
     /// (PROTOCOL.md, `features`). Never sent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unknown_features: Vec<String>,
+    /// The adapter wants a fresh process for every case (for runtimes that cache state when a
+    /// module is first loaded): the runner stops it after each case and starts it again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub process_per_case: bool,
 }
 
 /// [`ImplInfo`] as an adapter sends it: feature names are read as plain strings, so that a name
@@ -117,6 +121,8 @@ struct WireImplInfo {
     language: Option<String>,
     #[serde(default)]
     features: Vec<String>,
+    #[serde(default)]
+    process_per_case: bool,
 }
 
 impl From<WireImplInfo> for ImplInfo {
@@ -128,6 +134,7 @@ impl From<WireImplInfo> for ImplInfo {
             language: w.language,
             features,
             unknown_features,
+            process_per_case: w.process_per_case,
         }
     }
 }

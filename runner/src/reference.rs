@@ -79,10 +79,17 @@ impl Reference {
                 language: Some("rust".into()),
                 features,
                 unknown_features: Vec::new(),
+                process_per_case: false,
             },
             runtime: None,
             omitted: Vec::new(),
         }
+    }
+
+    /// The same reference asking, over the protocol, for a fresh process per case.
+    pub fn with_process_per_case(mut self, yes: bool) -> Reference {
+        self.info.process_per_case = yes;
+        self
     }
 
     /// The same reference without `omission`: a deliberately non-conforming implementation,

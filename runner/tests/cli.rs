@@ -447,3 +447,33 @@ fn unknown_declared_features_are_ignored_with_a_warning() {
     );
     assert_eq!(r["summary"]["passed"], 2);
 }
+
+/// An adapter that asks for a fresh process per case (`process_per_case` in its handshake) gets
+/// one: every case after the first is preceded by a new handshake, and the results are the same.
+#[test]
+fn a_process_per_case_adapter_is_restarted_before_each_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("traffic.jsonl");
+    let adapter_cmd = format!("{} adapter --process-per-case", bin().display());
+    let out = skillspec(&[
+        "run",
+        "--adapter",
+        &adapter_cmd,
+        "--filter",
+        "read.path.segments",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let sent: Vec<String> = std::fs::read_to_string(&record)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["direction"] == "sent")
+        .map(|e| e["message"]["type"].as_str().unwrap().to_owned())
+        .collect();
+    let starts = sent.iter().filter(|t| *t == "start").count();
+    let cases = sent.iter().filter(|t| *t == "case_start").count();
+    assert!(cases > 3, "{sent:?}");
+    assert_eq!(starts, cases, "a handshake before every case: {sent:?}");
+}

@@ -88,7 +88,7 @@ fn recorded_traffic_matches_the_schemas() {
 #[test]
 fn the_schemas_reject_what_the_protocol_forbids() {
     let request = jsonschema::validator_for(&schema("request.schema.json")).unwrap();
-    assert!(!request.is_valid(&serde_json::json!({"type": "start", "protocol_version": 2})));
+    assert!(!request.is_valid(&serde_json::json!({"type": "start", "protocol_version": 1})));
     assert!(!request.is_valid(
         &serde_json::json!({"type": "step", "seq": 1, "index": 0, "step": {"op": "dance"}})
     ));

@@ -24,7 +24,7 @@ def send(message, extra=b""):
 def started(name="misbehaving", version="0", features=()):
     return {
         "type": "started",
-        "protocol_version": 1,
+        "protocol_version": 2,
         "implementation": {
             "name": name,
             "version": version,
