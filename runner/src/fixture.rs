@@ -186,10 +186,39 @@ impl Tree {
     }
 }
 
-fn entry_from_raw(path: Vec<u8>, raw: RawEntry) -> Result<Entry, String> {
+/// The byte of a `fill` (default `a`).
+fn parse_fill(fill: Option<&str>) -> Result<u8, String> {
+    match fill {
+        None => Ok(b'a'),
+        Some(f) if f.len() == 1 => Ok(f.as_bytes()[0]),
+        Some(f) => Err(format!("`fill` must be one ASCII character, got `{f}`")),
+    }
+}
+
+fn entry_from_raw(path: Vec<u8>, mut raw: RawEntry) -> Result<Entry, String> {
     let mut kinds: Vec<EntryKind> = Vec::new();
-    if let Some(t) = raw.text {
-        kinds.push(EntryKind::File(t.into_bytes()));
+    if let Some(t) = raw.text.take() {
+        match raw.size {
+            // `text` with `size`: the text, then `fill` up to exactly `size` bytes (a valid
+            // file of an exact size, such as frontmatter padded to the discovery cap).
+            Some(size) if raw.sparse != Some(true) => {
+                let size = usize::try_from(size)
+                    .ok()
+                    .filter(|s| *s <= 64 * 1024 * 1024)
+                    .ok_or("a filled file is at most 64 MiB")?;
+                let mut bytes = t.into_bytes();
+                if bytes.len() > size {
+                    return Err(format!(
+                        "`text` is {} bytes, more than `size` ({size})",
+                        bytes.len()
+                    ));
+                }
+                bytes.resize(size, parse_fill(raw.fill.take().as_deref())?);
+                raw.size = None;
+                kinds.push(EntryKind::File(bytes));
+            }
+            _ => kinds.push(EntryKind::File(t.into_bytes())),
+        }
     }
     if let Some(b) = raw.base64 {
         let bytes = base64::engine::general_purpose::STANDARD
@@ -209,11 +238,7 @@ fn entry_from_raw(path: Vec<u8>, raw: RawEntry) -> Result<Entry, String> {
                     "a filled file is at most 64 MiB; use `sparse: true` for larger ones".into(),
                 );
             }
-            let fill = match raw.fill.as_deref() {
-                None => b'a',
-                Some(f) if f.len() == 1 => f.as_bytes()[0],
-                Some(f) => return Err(format!("`fill` must be one ASCII character, got `{f}`")),
-            };
+            let fill = parse_fill(raw.fill.as_deref())?;
             kinds.push(EntryKind::Sized { size, fill });
         }
     } else if raw.fill.is_some() || raw.sparse.is_some() {
@@ -490,4 +515,34 @@ pub fn remove_deep_chains(root: &Path, tree: &Tree) {
 /// The path of a tree entry below `root`.
 pub fn path_in(root: &Path, rel: &[u8]) -> PathBuf {
     root.join(os(rel))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn entry(value: Value) -> Result<Entry, String> {
+        let mut map = Map::new();
+        map.insert("f".into(), value);
+        Tree::from_yaml(&map).map(|mut t| t.entries.remove(0))
+    }
+
+    #[test]
+    fn text_with_size_is_padded_to_exactly_that_size() {
+        let e = entry(json!({"text": "---\n", "size": 10, "fill": "b"})).unwrap();
+        assert_eq!(e.kind, EntryKind::File(b"---\nbbbbbb".to_vec()));
+        let e = entry(json!({"text": "abc", "size": 3})).unwrap();
+        assert_eq!(e.kind, EntryKind::File(b"abc".to_vec()));
+    }
+
+    #[test]
+    fn text_longer_than_size_or_with_sparse_is_refused() {
+        let err = entry(json!({"text": "abcd", "size": 3})).unwrap_err();
+        assert!(err.contains("more than `size`"), "{err}");
+        let err = entry(json!({"text": "a", "size": 3, "sparse": true})).unwrap_err();
+        assert!(err.contains("exactly one thing"), "{err}");
+        let err = entry(json!({"text": "a", "size": 67_108_865})).unwrap_err();
+        assert!(err.contains("64 MiB"), "{err}");
+    }
 }
