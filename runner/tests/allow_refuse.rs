@@ -55,7 +55,8 @@ fn sides(case: &Case) -> (bool, bool) {
             }
             Some(OutcomeExpect::Discover(d)) => {
                 let skips = d.skipped.as_ref().is_some_and(|s| !s.is_empty());
-                let loads = d.loaded.as_ref().is_some_and(|l| !l.is_empty()) || !d.guides.is_empty();
+                let loads =
+                    d.loaded.as_ref().is_some_and(|l| !l.is_empty()) || !d.guides.is_empty();
                 refuse |= skips;
                 allow |= loads && !skips;
             }
