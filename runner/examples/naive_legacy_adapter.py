@@ -5,7 +5,9 @@ It models the public "legacy" guide loader of the sportsclaw engine (SPEC.md, di
 directory with both skill.yml and SKILL.md, skill.yml is read line by line, the body is the whole
 SKILL.md, directories (symlinked ones too) are walked without a size or depth rule, files are
 decoded leniently, duplicates are kept and nothing is sorted; it has no skill tools. Its only
-safety is a recursion cap so that a symlink loop ends.
+safeties are a recursion cap so that a symlink loop ends and a read cap of 1 MiB per file (four
+times the spec's limit, so oversized files still load) so that a 4 GiB sparse file cannot
+exhaust the memory of the machine running the suite.
 
 Two uses: a worked example of an adapter in another language, and a demonstration that the suite
 finds the real deviations of such a runtime (runner/tests/cli.rs runs it). Standard library only.
@@ -15,6 +17,7 @@ import os
 import sys
 
 RECURSION_CAP = 24
+READ_CAP = 1 << 20
 
 
 def line_parse(text):
@@ -45,9 +48,9 @@ def load(root):
         if "skill.yml" in entries and "SKILL.md" in entries:
             try:
                 with open(os.path.join(directory, "skill.yml"), "rb") as f:
-                    meta = line_parse(f.read().decode("utf-8", "replace"))
+                    meta = line_parse(f.read(READ_CAP).decode("utf-8", "replace"))
                 with open(os.path.join(directory, "SKILL.md"), "rb") as f:
-                    body = f.read().decode("utf-8", "replace").strip()
+                    body = f.read(READ_CAP).decode("utf-8", "replace").strip()
             except OSError:
                 return
             ident = os.path.basename(directory)

@@ -323,10 +323,13 @@ fn the_suite_finds_the_deviations_of_a_naive_runtime() {
     // It loads no portable skills and does not sort.
     assert_eq!(status("discovery.portable.loads"), "fail");
     assert_eq!(status("discovery.order.bytes"), "fail");
+    // Errors, each a real deviation that breaks the adapter rather than a wrong answer: it blocks
+    // on the two FIFO cases, may walk all of /tmp through the two symlinks to `/tmp` for longer
+    // than the step timeout, and writes a lone surrogate (not JSON) for a non-UTF-8 id.
     let errored = r["summary"]["errored"].as_u64().unwrap();
     let failed = r["summary"]["failed"].as_u64().unwrap();
     assert!(
-        errored <= 3 && failed > 50,
+        errored <= 6 && failed > 50,
         "errored {errored}, failed {failed}"
     );
 }
