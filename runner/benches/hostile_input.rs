@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use skillspec_reference::discovery::discover;
 use skillspec_reference::process::{run_limited, HelperCommand};
-use skillspec_runner::fixture::{self, Tree};
+use skillspec_runner::cases::fixture::{self, Tree};
 
 fn tree(entries: Map<String, Value>) -> Tree {
     Tree::from_yaml(&entries).expect("a valid tree")

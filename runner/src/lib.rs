@@ -3,35 +3,26 @@
 //! Runs the data-driven conformance suite (`spec-cases/`) against a skill runtime: the reference
 //! in-process, or any implementation over the JSON adapter protocol (PROTOCOL.md).
 //!
-//! Module map:
-//! - [`clauses`], [`features`]: the closed vocabularies cases cite.
-//! - [`case`], [`fixture`], [`expect`]: the case format: loading, trees, expectations.
-//! - [`protocol`], [`implementation`], [`reference`], [`adapter_client`], [`adapter_server`]:
-//!   the `Implementation` seam and its two sides ([`adapter_client::transport`]: the adapter's
-//!   process and pipes, with their bounds and deadlines).
-//! - [`execute`], [`survivors`], [`report`], [`show`], [`python`]: running cases (and checking
-//!   that nothing of theirs is left running) and telling people about it.
+//! Module map, by job:
+//! - [`cases`]: the case format: the closed vocabularies cases cite ([`cases::clauses`],
+//!   [`cases::features`]), loading and validation, fixture trees ([`cases::fixture`]) and
+//!   expectations ([`cases::expect`]).
+//! - [`implementations`]: the `Implementation` seam and its sides: the reference in-process
+//!   ([`implementations::reference`]), the adapter protocol ([`implementations::protocol`]), any
+//!   program over it ([`implementations::adapter`], with its bounded transport) and the
+//!   reference served over it ([`implementations::adapter_server`]).
+//! - [`execution`]: running one case (fixture, steps, comparison, cleanup), the processes left
+//!   behind ([`execution::survivors`]), what a signal must tear down ([`execution::live`]), the
+//!   interpreter ([`execution::python`]).
+//! - [`reports`]: the terminal summary, report.json, junit.xml, and cases as prose
+//!   ([`reports::show`]).
 //! - [`check_tree`]: the `check-tree` command (the reference on a real skills root).
-//! - [`live`]: the adapter process groups and case roots a run has alive, torn down on
-//!   SIGINT/SIGTERM.
 
-pub mod adapter_client;
-pub mod adapter_server;
-pub mod case;
+pub mod cases;
 pub mod check_tree;
-pub mod clauses;
-pub mod execute;
-pub mod expect;
-pub mod features;
-pub mod fixture;
-pub mod implementation;
-pub mod live;
-pub mod protocol;
-pub mod python;
-pub mod reference;
-pub mod report;
-pub mod show;
-pub mod survivors;
+pub mod execution;
+pub mod implementations;
+pub mod reports;
 
 use std::path::PathBuf;
 
@@ -66,17 +57,17 @@ pub fn hold_inherited_descriptor() {
 
 /// The repository's suite and run options for the test harnesses: every case error is printed
 /// and the process exits with 2, as `skillspec run` does.
-pub fn repository_suite() -> (case::Suite, execute::RunOptions) {
+pub fn repository_suite() -> (cases::Suite, execution::RunOptions) {
     hold_inherited_descriptor();
-    let suite = case::load_dir(&default_cases_dir()).unwrap_or_else(|errors| {
+    let suite = cases::load_dir(&default_cases_dir()).unwrap_or_else(|errors| {
         for e in errors {
             eprintln!("{e}");
         }
         std::process::exit(2);
     });
-    let opts = execute::RunOptions {
+    let opts = execution::RunOptions {
         fixtures: default_fixtures_dir(),
-        python: python::resolve(None).unwrap_or_else(|_| "python3".into()),
+        python: execution::python::resolve(None).unwrap_or_else(|_| "python3".into()),
         temp_prefix: format!("skillspec-test-{}-", std::process::id()),
     };
     (suite, opts)
@@ -84,7 +75,7 @@ pub fn repository_suite() -> (case::Suite, execute::RunOptions) {
 
 /// Whether `case` is selected by `pattern`: a `*` glob when it holds `*`, else a substring; it is
 /// matched against the case id and each clause id.
-pub fn filter_matches(pattern: &str, case: &case::Case) -> bool {
+pub fn filter_matches(pattern: &str, case: &cases::Case) -> bool {
     std::iter::once(case.id.as_str())
         .chain(case.clauses.iter().map(String::as_str))
         .any(|s| glob(pattern, s))

@@ -13,15 +13,18 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use skillspec_runner::adapter_client::Adapter;
-use skillspec_runner::case::{self, Case, Suite};
-use skillspec_runner::execute::{self, CaseOutcome, RunOptions, Status};
-use skillspec_runner::features::Feature;
-use skillspec_runner::implementation::ImplError;
-use skillspec_runner::implementation::Implementation;
-use skillspec_runner::reference::{Omission, Reference, REFERENCE_FEATURES};
-use skillspec_runner::report::{self, visible, RunReport, Stopped};
-use skillspec_runner::{adapter_server, filter_matches, python, show};
+use skillspec_runner::cases::features::Feature;
+use skillspec_runner::cases::{self, Case, Suite};
+use skillspec_runner::execution::python;
+use skillspec_runner::execution::{self, CaseOutcome, RunOptions, Status};
+use skillspec_runner::filter_matches;
+use skillspec_runner::implementations::adapter::Adapter;
+use skillspec_runner::implementations::adapter_server;
+use skillspec_runner::implementations::reference::{Omission, Reference, REFERENCE_FEATURES};
+use skillspec_runner::implementations::ImplError;
+use skillspec_runner::implementations::Implementation;
+use skillspec_runner::reports::show;
+use skillspec_runner::reports::{self, visible, RunReport, Stopped};
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -205,7 +208,7 @@ fn load_suite(cases: Option<PathBuf>) -> Result<Suite, ExitCode> {
             dir.display()
         )));
     }
-    case::load_dir(&dir).map_err(|errors| {
+    cases::load_dir(&dir).map_err(|errors| {
         for e in &errors {
             eprintln!("{e}");
         }
@@ -266,7 +269,7 @@ fn run(args: RunArgs) -> ExitCode {
             .unwrap_or_else(|| local_or("fixtures", skillspec_runner::default_fixtures_dir())),
         python,
     };
-    if let Err(e) = skillspec_runner::live::install_signal_handlers() {
+    if let Err(e) = skillspec_runner::execution::live::install_signal_handlers() {
         eprintln!("skillspec: cannot handle SIGINT/SIGTERM: {e}");
     }
     let mut imp: Box<dyn Implementation> = match &args.adapter {
@@ -294,7 +297,9 @@ fn run(args: RunArgs) -> ExitCode {
         suite.root.display(),
         visible(&format!("{} {}", info.name, info.version))
     );
-    if let Some(warning) = skillspec_runner::features::unknown_warning(&info.unknown_features) {
+    if let Some(warning) =
+        skillspec_runner::cases::features::unknown_warning(&info.unknown_features)
+    {
         println!("{warning}");
     }
     let mut results = Vec::new();
@@ -308,14 +313,14 @@ fn run(args: RunArgs) -> ExitCode {
             results.push((*case, not_run()));
             continue;
         }
-        let outcome = execute::run_case(case, imp.as_mut(), &opts, i as u64 + 1);
+        let outcome = execution::run_case(case, imp.as_mut(), &opts, i as u64 + 1);
         if outcome.status.is_broken() {
             broken_in_a_row += 1;
         } else if outcome.status.was_sent() {
             broken_in_a_row = 0;
         }
         if args.verbose {
-            print!("{}", report::describe(case, &outcome));
+            print!("{}", reports::describe(case, &outcome));
         } else {
             let mark = match outcome.status {
                 Status::Pass => '.',
@@ -332,8 +337,8 @@ fn run(args: RunArgs) -> ExitCode {
                 column = 0;
             }
             let known = known_failures.contains(&case.id);
-            if report::Verdict::of(&outcome.status, known).is_bad() {
-                details.push(report::describe(case, &outcome));
+            if reports::Verdict::of(&outcome.status, known).is_bad() {
+                details.push(reports::describe(case, &outcome));
             }
         }
         let _ = std::io::stdout().flush();
@@ -384,15 +389,15 @@ fn adapter_did_not_start(
 ) -> ExitCode {
     let fault = match error {
         ImplError::Broken(f) => f,
-        ImplError::Refused(m) => skillspec_runner::implementation::Fault::new(m),
+        ImplError::Refused(m) => skillspec_runner::implementations::Fault::new(m),
     };
     eprintln!(
         "skillspec: the adapter could not start: {}\n{}",
         visible(&fault.message),
-        visible(report::describe_fault(&fault, "  ").trim_end())
+        visible(reports::describe_fault(&fault, "  ").trim_end())
     );
     let run_report = RunReport {
-        implementation: skillspec_runner::protocol::ImplInfo {
+        implementation: skillspec_runner::implementations::protocol::ImplInfo {
             name: String::new(),
             version: String::new(),
             language: None,
@@ -413,9 +418,9 @@ fn adapter_did_not_start(
 
 /// Prints the summary, writes the reports and picks the exit code.
 fn finish(args: &RunArgs, run_report: &RunReport<'_>) -> ExitCode {
-    println!("\n{}", report::summary_text(run_report).trim_end());
+    println!("\n{}", reports::summary_text(run_report).trim_end());
     if let Some(dir) = &args.report {
-        match report::write(run_report, dir) {
+        match reports::write(run_report, dir) {
             Ok(()) => println!("report written to {}", dir.display()),
             Err(e) => eprintln!(
                 "skillspec: cannot write the report to {}: {e}",
@@ -507,7 +512,7 @@ fn list(cases: Option<PathBuf>, json: bool) -> ExitCode {
 }
 
 fn clauses(cases: Option<PathBuf>, json: bool) -> ExitCode {
-    use skillspec_runner::clauses::{Level, CLAUSES};
+    use skillspec_runner::cases::clauses::{Level, CLAUSES};
     let suite = match load_suite(cases) {
         Ok(s) => s,
         Err(code) => return code,

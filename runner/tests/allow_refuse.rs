@@ -9,10 +9,10 @@
 //! offered, or a text absent from the prompt. A discovery case with a loaded control and a skipped
 //! subject counts as refusing only.
 
-use skillspec_runner::case::{load_dir, Case};
-use skillspec_runner::clauses::{CLAUSES, SPEC_TOOLS};
+use skillspec_runner::cases::clauses::{CLAUSES, SPEC_TOOLS};
+use skillspec_runner::cases::expect::OutcomeExpect;
+use skillspec_runner::cases::{load_dir, Case};
 use skillspec_runner::default_cases_dir;
-use skillspec_runner::expect::OutcomeExpect;
 
 /// Clauses that describe only one side, with the reason README.md gives.
 const EXEMPT: &[&str] = &[

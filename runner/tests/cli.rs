@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use skillspec_runner::fixture::{self, Tree};
+use skillspec_runner::cases::fixture::{self, Tree};
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_skillspec"))

@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use skillspec_runner::case::Case;
-use skillspec_runner::execute::{run_case, Status};
-use skillspec_runner::expect::{ErrorExpect, Matcher, OutcomeExpect};
-use skillspec_runner::reference::Reference;
-use skillspec_runner::report;
+use skillspec_runner::cases::expect::{ErrorExpect, Matcher, OutcomeExpect};
+use skillspec_runner::cases::Case;
+use skillspec_runner::execution::{run_case, Status};
+use skillspec_runner::implementations::reference::Reference;
+use skillspec_runner::reports;
 
 fn main() {
     let args = Arguments::from_args();
@@ -27,7 +27,7 @@ fn main() {
                 let outcome = run_case(&c, &mut Reference::default(), &o, 1);
                 match outcome.status {
                     Status::Pass => Ok(()),
-                    _ => Err(Failed::from(report::describe(&c, &outcome))),
+                    _ => Err(Failed::from(reports::describe(&c, &outcome))),
                 }
             })
             .with_kind(case.area.clone())
@@ -112,7 +112,7 @@ fn mutate(case: &mut Case) -> bool {
         Some(OutcomeExpect::Tools(t)) => {
             // Toggle one spec tool in the expected set; or claim the tools the case says are
             // not offered are offered.
-            let tool = skillspec_runner::clauses::SPEC_TOOLS[1].to_owned();
+            let tool = skillspec_runner::cases::clauses::SPEC_TOOLS[1].to_owned();
             match &mut t.offered {
                 Some(offered) if offered.contains(&tool) => offered.retain(|x| *x != tool),
                 Some(offered) => offered.push(tool),

@@ -6,6 +6,11 @@
 //! expectations that fit their step, at least one expectation per case. Errors name the file and
 //! line.
 
+pub mod clauses;
+pub mod expect;
+pub mod features;
+pub mod fixture;
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -14,13 +19,12 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use serde_saphyr::Spanned;
 
-use crate::clauses;
-use crate::expect::{
+use crate::cases::expect::{
     CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, ToolsExpect,
 };
-use crate::features::Feature;
-use crate::fixture::{parse_raw_path, Layout, Tree};
-use crate::protocol::WireStep;
+use crate::cases::features::Feature;
+use crate::cases::fixture::{parse_raw_path, Layout, Tree};
+use crate::implementations::protocol::WireStep;
 
 /// A problem with a case file, located as precisely as possible.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -366,7 +370,7 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
 
 fn skipped_without_loaded(steps: &[Step]) -> bool {
     steps.iter().any(|s| {
-        matches!(&s.expect.outcome, Some(crate::expect::OutcomeExpect::Discover(d)) if d.skipped.is_some() && d.loaded.is_none())
+        matches!(&s.expect.outcome, Some(crate::cases::expect::OutcomeExpect::Discover(d)) if d.skipped.is_some() && d.loaded.is_none())
     })
 }
 
@@ -443,7 +447,7 @@ fn check_layout(
     }
     for text in raw_texts {
         hashed.extend(
-            crate::execute::hashed_paths(text)
+            crate::execution::hashed_paths(text)
                 .map_err(|m| cx.err(config_line, format!("in `config`: {m}")))?,
         );
     }
@@ -794,7 +798,7 @@ fn parse_expect(
     };
     let rest = Value::Object(rest);
     let has_rest = rest.as_object().is_some_and(|m| !m.is_empty());
-    use crate::expect::OutcomeExpect as O;
+    use crate::cases::expect::OutcomeExpect as O;
     let outcome = match action {
         _ if !has_rest => None,
         Action::Implementation(WireStep::Discover) => {
@@ -822,7 +826,7 @@ fn parse_expect(
                     line,
                     format!(
                         "`{unknown}` is not a tool the specification defines ({}); a host's own tools are never compared",
-                        crate::clauses::SPEC_TOOLS.join(", ")
+                        crate::cases::clauses::SPEC_TOOLS.join(", ")
                     ),
                 ));
             }

@@ -22,7 +22,7 @@ use rustix::fs::OFlags;
 use rustix::io::Errno;
 use rustix::process::{Pid, Signal};
 
-use crate::live;
+use crate::execution::live;
 
 /// Longest accepted response line, in bytes (without its `\n`).
 pub const MAX_LINE: usize = 16 * 1024 * 1024;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::features::Feature;
+use crate::cases::features::Feature;
 
 /// The protocol version this runner speaks.
 pub const PROTOCOL_VERSION: u32 = 2;
@@ -127,7 +127,7 @@ struct WireImplInfo {
 
 impl From<WireImplInfo> for ImplInfo {
     fn from(w: WireImplInfo) -> ImplInfo {
-        let (features, unknown_features) = crate::features::split_declared(w.features);
+        let (features, unknown_features) = crate::cases::features::split_declared(w.features);
         ImplInfo {
             name: w.name,
             version: w.version,

@@ -1,8 +1,8 @@
-//! The clause ids (mirrored from the clause index at the end of SPEC.md, which is their source;
-//! SPEC.md explains each). Cases may only cite ids listed here, and a case citing a clause that belongs to an
-//! optional feature must require that feature.
+//! The clause ids, mirrored from the clause index at the end of SPEC.md (their source; SPEC.md
+//! explains each). Cases may only cite ids listed here, and a case citing a clause that belongs
+//! to an optional feature must require that feature.
 
-use crate::features::Feature;
+use crate::cases::features::Feature;
 
 /// The tools the specification defines. `tools` expectations compare only these: a host's own
 /// tools are not the suite's business.
@@ -523,7 +523,7 @@ mod tests {
     #[test]
     fn every_cited_clause_is_specified() {
         let spec = spec();
-        let suite = crate::case::load_dir(&crate::default_cases_dir()).unwrap();
+        let suite = crate::cases::load_dir(&crate::default_cases_dir()).unwrap();
         let unexplained: Vec<(&str, &str)> = suite
             .cases
             .iter()
@@ -581,7 +581,7 @@ mod tests {
     /// Every clause of the core profile is cited by at least two cases of the repository suite.
     #[test]
     fn every_core_clause_has_two_cases() {
-        let suite = crate::case::load_dir(&crate::default_cases_dir()).unwrap();
+        let suite = crate::cases::load_dir(&crate::default_cases_dir()).unwrap();
         let thin: Vec<(&str, usize)> = CLAUSES
             .iter()
             .filter(|c| {

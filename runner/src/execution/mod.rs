@@ -2,19 +2,21 @@
 //! translate the configuration, drive the steps (the runner performs `write`, `remove` and `wait`
 //! itself), compare every outcome with its expectation, and clean up.
 
+pub mod live;
+pub mod python;
+pub mod survivors;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::case::{Action, Allowlist, Case, HashSource, SkillsRoot};
-use crate::expect::{check_outcome, Mismatch};
-use crate::features::Feature;
-use crate::fixture;
-use crate::implementation::{Fault, ImplError, Implementation};
-use crate::live;
-use crate::protocol::WireConfig;
-use crate::survivors;
+use crate::cases::expect::{check_outcome, Mismatch};
+use crate::cases::features::Feature;
+use crate::cases::fixture;
+use crate::cases::{Action, Allowlist, Case, HashSource, SkillsRoot};
+use crate::implementations::protocol::WireConfig;
+use crate::implementations::{Fault, ImplError, Implementation};
 
 /// Settings shared by every case of a run.
 #[derive(Debug, Clone)]
@@ -239,7 +241,7 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
         },
         env,
         platform: c.platform.map(|p| match p {
-            crate::case::Platform::NoProcessGroups => "no-process-groups".to_owned(),
+            crate::cases::Platform::NoProcessGroups => "no-process-groups".to_owned(),
         }),
     })
 }
@@ -263,7 +265,7 @@ fn relative_from_cwd(root: &Path) -> Option<String> {
     Some(rel.to_string_lossy().into_owned())
 }
 
-fn check_files(case_root: &Path, expect: &crate::expect::FilesExpect) -> Vec<Mismatch> {
+fn check_files(case_root: &Path, expect: &crate::cases::expect::FilesExpect) -> Vec<Mismatch> {
     let mut out = Vec::new();
     for (list, should_exist) in [(&expect.exists, true), (&expect.absent, false)] {
         for p in list {

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 
 use skillspec_reference::{Config, Runtime};
 
-use crate::features::Feature;
-use crate::implementation::{ImplError, Implementation};
-use crate::protocol::{
+use crate::cases::features::Feature;
+use crate::implementations::protocol::{
     CallResult, DiscoverResult, ImplInfo, LoadedGuide, OkFalse, OkTrue, PromptResult, SkippedPath,
     StepOutcome, ToolsResult, WireConfig, WireStep,
 };
+use crate::implementations::{ImplError, Implementation};
 
 /// The features the reference implements: every optional feature except the other seeds'
 /// profiles.
@@ -25,7 +25,7 @@ pub const REFERENCE_FEATURES: [Feature; 3] = [
 
 /// Mandatory behaviour the reference can leave out (`skillspec adapter --without NAME`), to show
 /// that the suite fails an implementation without it. The names are those of the former
-/// features ([`crate::features::REMOVED`]).
+/// features ([`crate::cases::features::REMOVED`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Omission {
     /// No trading guard: every call is treated as if `allow_trading` were set.
@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn omissions_are_the_removed_features() {
         let names: Vec<&str> = Omission::ALL.iter().map(|o| o.as_str()).collect();
-        assert_eq!(names, crate::features::REMOVED);
+        assert_eq!(names, crate::cases::features::REMOVED);
         for o in Omission::ALL {
             assert_eq!(Omission::parse(o.as_str()), Some(o));
         }

@@ -16,15 +16,17 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::implementation::{Fault, ImplError, Implementation, RequestId};
-use crate::protocol::{ImplInfo, Response, StepOutcome, WireConfig, WireStep, PROTOCOL_VERSION};
+use crate::implementations::protocol::{
+    ImplInfo, Response, StepOutcome, WireConfig, WireStep, PROTOCOL_VERSION,
+};
+use crate::implementations::{Fault, ImplError, Implementation, RequestId};
 use transport::Transport;
 
 /// Longest message text taken from an adapter into a report.
 const MAX_MESSAGE: usize = 4096;
 
 /// A request as sent, borrowing its parts (a step can carry megabytes of arguments). Serializes
-/// exactly like [`crate::protocol::Request`].
+/// exactly like [`crate::implementations::protocol::Request`].
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Outgoing<'a> {
@@ -164,7 +166,7 @@ impl Adapter {
             other => {
                 let message = format!(
                     "expected a `{wanted}` response, got {}",
-                    crate::expect::show(&serde_json::to_value(other).unwrap_or_default())
+                    crate::cases::expect::show(&serde_json::to_value(other).unwrap_or_default())
                 );
                 self.fail(request, message)
             }

@@ -1,8 +1,13 @@
 //! The `Implementation` seam: the one place where the runner meets a skill runtime. The
-//! reference runs in-process ([`crate::reference::Reference`]); any other runtime runs as a
-//! subprocess speaking the adapter protocol ([`crate::adapter_client::Adapter`]).
+//! reference runs in-process ([`reference::Reference`]); any other runtime runs as a subprocess
+//! speaking the adapter protocol ([`adapter::Adapter`], over [`protocol`]).
 
-use crate::protocol::{ImplInfo, StepOutcome, WireConfig, WireStep};
+pub mod adapter;
+pub mod adapter_server;
+pub mod protocol;
+pub mod reference;
+
+use crate::implementations::protocol::{ImplInfo, StepOutcome, WireConfig, WireStep};
 
 /// Why an implementation could not answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +66,7 @@ impl Fault {
 
 impl std::fmt::Display for Fault {
     /// The message and the unanswered request (the stderr tail is for
-    /// [`crate::report::describe_fault`], which bounds it for people).
+    /// [`crate::reports::describe_fault`], which bounds it for people).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)?;
         if let Some(r) = &self.unanswered {

@@ -2,14 +2,14 @@
 
 use std::fmt::Write as _;
 
-use crate::case::{Action, Allowlist, Case, HashSource, SkillsRoot};
-use crate::expect::{Matcher, OutcomeExpect};
-use crate::fixture::EntryKind;
-use crate::protocol::WireStep;
+use crate::cases::expect::{Matcher, OutcomeExpect};
+use crate::cases::fixture::EntryKind;
+use crate::cases::{Action, Allowlist, Case, HashSource, SkillsRoot};
+use crate::implementations::protocol::WireStep;
 
 fn matcher(m: &Matcher) -> String {
     match m {
-        Matcher::Exact(v) => format!("is {}", crate::expect::show(v)),
+        Matcher::Exact(v) => format!("is {}", crate::cases::expect::show(v)),
         Matcher::Ops(ops) => {
             let mut parts = Vec::new();
             if let Some(p) = ops.present {
@@ -20,18 +20,18 @@ fn matcher(m: &Matcher) -> String {
                 });
             }
             if let Some(v) = &ops.equals {
-                parts.push(format!("equals {}", crate::expect::show(v)));
+                parts.push(format!("equals {}", crate::cases::expect::show(v)));
             }
             if let Some(c) = &ops.contains {
                 parts.push(format!(
                     "contains {}",
-                    crate::expect::show(&serde_json::to_value(c).unwrap_or_default())
+                    crate::cases::expect::show(&serde_json::to_value(c).unwrap_or_default())
                 ));
             }
             if let Some(c) = &ops.not_contains {
                 parts.push(format!(
                     "does not contain {}",
-                    crate::expect::show(&serde_json::to_value(c).unwrap_or_default())
+                    crate::cases::expect::show(&serde_json::to_value(c).unwrap_or_default())
                 ));
             }
             if let Some(s) = &ops.starts_with {

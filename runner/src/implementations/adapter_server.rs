@@ -4,8 +4,8 @@
 
 use std::io::{BufRead, Write};
 
-use crate::implementation::{ImplError, Implementation};
-use crate::protocol::{Request, Response, PROTOCOL_VERSION};
+use crate::implementations::protocol::{Request, Response, PROTOCOL_VERSION};
+use crate::implementations::{ImplError, Implementation};
 
 /// Answers requests from `input` on `output` until `stop` or end of input.
 pub fn serve(

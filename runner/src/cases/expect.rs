@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::protocol::{CallResult, DiscoverResult, PromptResult, StepOutcome, ToolsResult};
+use crate::implementations::protocol::{
+    CallResult, DiscoverResult, PromptResult, StepOutcome, ToolsResult,
+};
 
 /// Everything one step expects.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -67,8 +69,8 @@ impl GuideExpect {
 }
 
 /// What `tools` must report. Only the tools the specification defines
-/// ([`crate::clauses::SPEC_TOOLS`]) are compared: every real host offers its own tools as well,
-/// and those are not the suite's business.
+/// ([`crate::cases::clauses::SPEC_TOOLS`]) are compared: every real host offers its own tools
+/// as well, and those are not the suite's business.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolsExpect {
@@ -88,7 +90,7 @@ impl ToolsExpect {
             .flatten()
             .chain(&self.not_offered)
             .map(String::as_str)
-            .filter(|t| !crate::clauses::SPEC_TOOLS.contains(t))
+            .filter(|t| !crate::cases::clauses::SPEC_TOOLS.contains(t))
             .collect()
     }
 }
@@ -464,7 +466,7 @@ fn check_tools(e: &ToolsExpect, a: &ToolsResult) -> Vec<Mismatch> {
         want.sort();
         let spec_offered: Vec<String> = actual
             .iter()
-            .filter(|t| crate::clauses::SPEC_TOOLS.contains(&t.as_str()))
+            .filter(|t| crate::cases::clauses::SPEC_TOOLS.contains(&t.as_str()))
             .cloned()
             .collect();
         if want != spec_offered {

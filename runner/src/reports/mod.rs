@@ -5,6 +5,8 @@
 //! name, messages and stderr can hold control characters, which must neither drive the terminal
 //! nor make the XML ill-formed.
 
+pub mod show;
+
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -12,10 +14,10 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::case::Case;
-use crate::execute::{CaseOutcome, Status};
-use crate::implementation::{Fault, RequestId};
-use crate::protocol::ImplInfo;
+use crate::cases::Case;
+use crate::execution::{CaseOutcome, Status};
+use crate::implementations::protocol::ImplInfo;
+use crate::implementations::{Fault, RequestId};
 
 /// Whether `c` is written as an escape by [`visible`].
 fn needs_escape(c: char) -> bool {
@@ -467,7 +469,7 @@ pub fn to_json(report: &RunReport<'_>) -> Value {
         .collect();
     let mut out = json!({
         "report_version": 1,
-        "protocol_version": crate::protocol::PROTOCOL_VERSION,
+        "protocol_version": crate::implementations::protocol::PROTOCOL_VERSION,
         "runner": {"name": "skillspec", "version": env!("CARGO_PKG_VERSION")},
         "implementation": report.implementation,
         "cases_dir": report.cases_dir,
