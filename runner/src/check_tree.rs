@@ -8,6 +8,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
+
+use crate::reports::visible;
 use skillspec_reference::{discover, Discovery, GuideFormat};
 
 /// How deep and how many entries the hard-link scan of one skill looks at.
@@ -85,7 +87,14 @@ pub fn render(root: &Path, as_json: bool) -> Result<String, String> {
             GuideFormat::Legacy => "legacy",
             GuideFormat::Portable => "portable",
         };
-        let _ = writeln!(out, "  {:<24} {:<9} {}  ({})", g.id, format, g.name, g.path);
+        let _ = writeln!(
+            out,
+            "  {:<24} {:<9} {}  ({})",
+            visible(&g.id),
+            format,
+            visible(&g.name),
+            visible(&g.path)
+        );
     }
     if !d.skipped.is_empty() {
         let _ = writeln!(out, "skipped {}:", d.skipped.len());
@@ -93,9 +102,9 @@ pub fn render(root: &Path, as_json: bool) -> Result<String, String> {
             let _ = writeln!(
                 out,
                 "  {:<40} {:<12} {}",
-                s.path,
+                visible(&s.path),
                 s.reason.as_str(),
-                s.detail
+                visible(&s.detail)
             );
         }
     }
@@ -106,7 +115,7 @@ pub fn render(root: &Path, as_json: bool) -> Result<String, String> {
             links.len()
         );
         for l in &links {
-            let _ = writeln!(out, "  {:<40} {} links", l.path, l.links);
+            let _ = writeln!(out, "  {:<40} {} links", visible(&l.path), l.links);
         }
     }
     Ok(out)

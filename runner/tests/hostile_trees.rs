@@ -104,3 +104,27 @@ fn check_tree_warns_about_hard_links_to_files_outside_a_skill() {
     assert!(text.contains("alpha/references/notes.md"), "{text}");
     assert!(text.contains("hard links"), "{text}");
 }
+
+#[test]
+fn check_tree_never_prints_control_characters_from_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    std::fs::create_dir_all(root.join("alpha")).unwrap();
+    std::fs::write(
+        root.join("alpha/SKILL.md"),
+        "---\nname: \"\\e]0;owned\\a\\e[2J\"\ndescription: first\n---\n",
+    )
+    .unwrap();
+    let out = Command::new(bin())
+        .arg("check-tree")
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        !out.stdout.iter().any(|b| *b == 0x1b || *b == 0x07),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\\u{1b}]0;owned"));
+}
