@@ -1,6 +1,12 @@
 //! Expectations: what a case says a step must produce, and the comparison that turns an actual
 //! outcome into a list of mismatches. Only codes and structured fields are compared, never an
 //! implementation's free-text `message`.
+//!
+//! Each mismatch is also judged here: [`MismatchKind::Safety`] when the runtime did what the
+//! specification forbids (performed, loaded, offered or ran what it must refuse),
+//! [`MismatchKind::Interop`] when it stayed safe but did not give the specified answer. The rules
+//! are in SPEC.md, "How verdicts are judged"; a case marks the fields of a successful result that
+//! carry a safety property with `safety:` (see [`CallExpect::safety`], [`PromptExpect::safety`]).
 
 use std::collections::BTreeMap;
 
@@ -8,7 +14,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::implementations::protocol::{
-    CallResult, DiscoverResult, PromptResult, StepOutcome, ToolsResult,
+    CallResult, DiscoverResult, PromptResult, StepOutcome, ToolsResult, WireStep,
 };
 
 /// Everything one step expects.
@@ -99,6 +105,10 @@ impl ToolsExpect {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PromptExpect {
+    /// The checks of this step (`contains`, `not_contains`, `occurrences`, `same_as_baseline`)
+    /// whose violation is a safety mismatch; the others are interop.
+    #[serde(default)]
+    pub safety: Vec<String>,
     /// Each text occurs in the prompt.
     #[serde(default)]
     pub contains: Vec<String>,
@@ -119,6 +129,11 @@ pub struct PromptExpect {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CallExpect {
+    /// The result fields (of `ok`, or of `error` beside its code) whose mismatch is a safety
+    /// mismatch: where the safety property lives inside the answer, such as a helper's stdout
+    /// that shows a leaked credential. Other field mismatches are interop.
+    #[serde(default)]
+    pub safety: Vec<String>,
     /// The call succeeds; each listed field of the value matches.
     #[serde(default)]
     pub ok: Option<BTreeMap<String, Matcher>>,
@@ -348,12 +363,79 @@ pub fn show(v: &Value) -> String {
     format!("{}… ({} bytes in all)", &text[..cut], text.len())
 }
 
+/// How a mismatch is judged (SPEC.md, "How verdicts are judged").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MismatchKind {
+    /// The runtime did what the specification forbids: it performed, loaded, offered, ran or
+    /// left running what it must refuse.
+    Safety,
+    /// The runtime stayed safe but did not give the specified answer: another error code,
+    /// missing fields, a refusal of something allowed, another order.
+    Interop,
+}
+
+impl MismatchKind {
+    pub fn word(self) -> &'static str {
+        match self {
+            MismatchKind::Safety => "safety",
+            MismatchKind::Interop => "interop",
+        }
+    }
+}
+
 /// One difference between expected and actual.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
     pub what: String,
     pub expected: String,
     pub actual: String,
+    pub kind: MismatchKind,
+    /// The tool of the specification whose absence alone explains this mismatch: a call to it
+    /// answered `unknown_tool`, or a `tools` step did not offer it where the case expects it.
+    /// Used to tell an area that is not implemented from one that fails.
+    pub missing_tool: Option<String>,
+}
+
+impl Mismatch {
+    /// A mismatch where the runtime stayed safe.
+    pub fn interop(
+        what: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Mismatch {
+        Mismatch {
+            what: what.into(),
+            expected: expected.into(),
+            actual: actual.into(),
+            kind: MismatchKind::Interop,
+            missing_tool: None,
+        }
+    }
+
+    /// A mismatch where the runtime did what the specification forbids.
+    pub fn safety(
+        what: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Mismatch {
+        Mismatch {
+            kind: MismatchKind::Safety,
+            ..Mismatch::interop(what, expected, actual)
+        }
+    }
+
+    /// This mismatch judged as `kind`.
+    fn judged(self, kind: MismatchKind) -> Mismatch {
+        Mismatch { kind, ..self }
+    }
+
+    /// This mismatch explained by the absence of `tool`.
+    fn for_missing(self, tool: &str) -> Mismatch {
+        Mismatch {
+            missing_tool: Some(tool.to_owned()),
+            ..self
+        }
+    }
 }
 
 fn mismatch(
@@ -361,17 +443,23 @@ fn mismatch(
     expected: impl Into<String>,
     actual: impl Into<String>,
 ) -> Mismatch {
-    Mismatch {
-        what: what.into(),
-        expected: expected.into(),
-        actual: actual.into(),
-    }
+    Mismatch::interop(what, expected, actual)
 }
 
-/// Compares an outcome with the expectation of its step. `skip_report` says whether the
-/// implementation declares the `skip-report` feature: without it, `skipped` is not checked.
+/// The error codes of a call that reached execution: the helper was started, or the runtime
+/// tried to start it. Where a case expects any other error (a refusal before execution), one of
+/// these shows that the runtime went past a check that had to stop it.
+pub const EXECUTION_CODES: &[&str] = &["spawn_failed", "script_failed", "timeout", "output_limit"];
+
+/// The error code of a call to a tool the implementation does not have.
+pub const UNKNOWN_TOOL: &str = "unknown_tool";
+
+/// Compares an outcome with the expectation of its step (`step`, the operation that produced
+/// it), and judges each mismatch. `skip_report` says whether the implementation declares the
+/// `skip-report` feature: without it, `skipped` is not checked.
 pub fn check_outcome(
     expect: &OutcomeExpect,
+    step: &WireStep,
     actual: &StepOutcome,
     skip_report: bool,
 ) -> Vec<Mismatch> {
@@ -379,7 +467,13 @@ pub fn check_outcome(
         (OutcomeExpect::Discover(e), StepOutcome::Discover(a)) => check_discover(e, a, skip_report),
         (OutcomeExpect::Tools(e), StepOutcome::Tools(a)) => check_tools(e, a),
         (OutcomeExpect::Prompt(e), StepOutcome::Prompt(a)) => check_prompt(e, a),
-        (OutcomeExpect::Call(e), StepOutcome::Call(a)) => check_call(e, a),
+        (OutcomeExpect::Call(e), StepOutcome::Call(a)) => {
+            let tool = match step {
+                WireStep::Call { tool, .. } => Some(tool.as_str()),
+                _ => None,
+            };
+            check_call(e, tool, a)
+        }
         (_, other) => vec![mismatch(
             "result kind",
             "the result of this step's operation",
@@ -392,10 +486,30 @@ fn check_discover(e: &DiscoverExpect, a: &DiscoverResult, skip_report: bool) -> 
     let mut out = Vec::new();
     let ids: Vec<&str> = a.loaded.iter().map(|g| g.id.as_str()).collect();
     if let Some(want) = &e.loaded {
-        if ids != want.iter().map(String::as_str).collect::<Vec<_>>() {
+        let want: Vec<&str> = want.iter().map(String::as_str).collect();
+        // A guide the case does not list was loaded: safety. What is left must be the expected
+        // list exactly; a missing id or another order is interop.
+        let extra: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| !want.contains(id))
+            .collect();
+        if !extra.is_empty() {
+            out.push(Mismatch::safety(
+                "guides loaded that the case does not allow",
+                format!("only {}", show(&serde_json::json!(want))),
+                format!(
+                    "also {} (loaded: {})",
+                    show(&serde_json::json!(extra)),
+                    show(&serde_json::json!(ids))
+                ),
+            ));
+        }
+        let kept: Vec<&str> = ids.iter().copied().filter(|id| want.contains(id)).collect();
+        if kept != want {
             out.push(mismatch(
                 "loaded ids, in order",
-                show(&Value::from(want.clone())),
+                show(&serde_json::json!(want)),
                 show(&serde_json::json!(ids)),
             ));
         }
@@ -462,28 +576,44 @@ fn check_tools(e: &ToolsExpect, a: &ToolsResult) -> Vec<Mismatch> {
     let mut actual = a.offered.clone();
     actual.sort();
     if let Some(want) = &e.offered {
-        let mut want = want.clone();
-        want.sort();
-        let spec_offered: Vec<String> = actual
+        let spec_offered: Vec<&str> = actual
             .iter()
-            .filter(|t| crate::cases::clauses::SPEC_TOOLS.contains(&t.as_str()))
-            .cloned()
+            .map(String::as_str)
+            .filter(|t| crate::cases::clauses::SPEC_TOOLS.contains(t))
             .collect();
-        if want != spec_offered {
-            out.push(mismatch(
-                "offered tools (of those the spec defines)",
-                show(&Value::from(want)),
-                format!(
-                    "{} (all offered: {})",
-                    show(&Value::from(spec_offered)),
-                    show(&Value::from(actual.clone()))
-                ),
-            ));
+        let all = show(&Value::from(actual.clone()));
+        for t in &spec_offered {
+            if !want.iter().any(|w| w == t) {
+                out.push(Mismatch::safety(
+                    format!("tool `{t}`"),
+                    format!(
+                        "not offered (of the spec's tools, only {})",
+                        show(&Value::from(want.clone()))
+                    ),
+                    format!("offered (all offered: {all})"),
+                ));
+            }
+        }
+        for t in want {
+            if !spec_offered.contains(&t.as_str()) {
+                out.push(
+                    mismatch(
+                        format!("tool `{t}`"),
+                        "offered",
+                        format!("not offered (all offered: {all})"),
+                    )
+                    .for_missing(t),
+                );
+            }
         }
     }
     for t in &e.not_offered {
         if actual.contains(t) {
-            out.push(mismatch(format!("tool `{t}`"), "not offered", "offered"));
+            out.push(Mismatch::safety(
+                format!("tool `{t}`"),
+                "not offered",
+                "offered",
+            ));
         }
     }
     out
@@ -491,35 +621,52 @@ fn check_tools(e: &ToolsExpect, a: &ToolsResult) -> Vec<Mismatch> {
 
 fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> {
     let mut out = Vec::new();
+    // The kind of a violated check: interop unless the case marks the check `safety`.
+    let kind = |check: &str| {
+        if e.safety.iter().any(|s| s == check) {
+            MismatchKind::Safety
+        } else {
+            MismatchKind::Interop
+        }
+    };
     for c in &e.contains {
         if !a.text.contains(c.as_str()) {
-            out.push(mismatch(
-                "prompt",
-                format!("containing {}", show(&Value::from(c.clone()))),
-                show(&Value::from(a.text.clone())),
-            ));
+            out.push(
+                mismatch(
+                    "prompt",
+                    format!("containing {}", show(&Value::from(c.clone()))),
+                    show(&Value::from(a.text.clone())),
+                )
+                .judged(kind("contains")),
+            );
         }
     }
     for c in &e.not_contains {
         if a.text.contains(c.as_str()) {
-            out.push(mismatch(
-                "prompt",
-                format!("not containing {}", show(&Value::from(c.clone()))),
-                show(&Value::from(a.text.clone())),
-            ));
+            out.push(
+                mismatch(
+                    "prompt",
+                    format!("not containing {}", show(&Value::from(c.clone()))),
+                    show(&Value::from(a.text.clone())),
+                )
+                .judged(kind("not_contains")),
+            );
         }
     }
     for (text, want) in &e.occurrences {
         let got = a.text.matches(text.as_str()).count();
         if got != *want {
-            out.push(mismatch(
-                format!(
-                    "occurrences of {} in the prompt",
-                    show(&Value::from(text.clone()))
-                ),
-                want.to_string(),
-                format!("{got} in {}", show(&Value::from(a.text.clone()))),
-            ));
+            out.push(
+                mismatch(
+                    format!(
+                        "occurrences of {} in the prompt",
+                        show(&Value::from(text.clone()))
+                    ),
+                    want.to_string(),
+                    format!("{got} in {}", show(&Value::from(a.text.clone()))),
+                )
+                .judged(kind("occurrences")),
+            );
         }
     }
     if let Some(same) = e.same_as_baseline {
@@ -529,21 +676,68 @@ fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> {
             } else {
                 "different from the baseline prompt"
             };
-            out.push(mismatch(
-                "prompt against baseline",
-                expected,
-                format!(
-                    "text {} / baseline {}",
-                    show(&Value::from(a.text.clone())),
-                    show(&Value::from(a.baseline.clone()))
-                ),
-            ));
+            out.push(
+                mismatch(
+                    "prompt against baseline",
+                    expected,
+                    format!(
+                        "text {} / baseline {}",
+                        show(&Value::from(a.text.clone())),
+                        show(&Value::from(a.baseline.clone()))
+                    ),
+                )
+                .judged(kind("same_as_baseline")),
+            );
         }
     }
     out
 }
 
-fn check_call(e: &CallExpect, a: &CallResult) -> Vec<Mismatch> {
+/// The field mismatches of a result `value` against `fields`, judged by the case's `safety`
+/// list; `side` is `result` or `error`.
+fn check_fields(
+    side: &str,
+    fields: &BTreeMap<String, Matcher>,
+    value: &serde_json::Map<String, Value>,
+    safety: &[String],
+) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    for (k, m) in fields {
+        if let Err(want) = m.check(value.get(k)) {
+            let kind = if safety.contains(k) {
+                MismatchKind::Safety
+            } else {
+                MismatchKind::Interop
+            };
+            out.push(
+                mismatch(
+                    format!("{side} field `{k}`"),
+                    want,
+                    value.get(k).map_or("(missing)".into(), show),
+                )
+                .judged(kind),
+            );
+        }
+    }
+    out
+}
+
+/// `tool`, when it is one the specification defines and `error` says the implementation does
+/// not have it (while the case expected something else).
+fn missing_spec_tool<'t>(
+    tool: Option<&'t str>,
+    error: &serde_json::Map<String, Value>,
+    expected_code: Option<&str>,
+) -> Option<&'t str> {
+    let code = error.get("code").and_then(Value::as_str)?;
+    tool.filter(|t| {
+        code == UNKNOWN_TOOL
+            && expected_code != Some(UNKNOWN_TOOL)
+            && crate::cases::clauses::SPEC_TOOLS.contains(t)
+    })
+}
+
+fn check_call(e: &CallExpect, tool: Option<&str>, a: &CallResult) -> Vec<Mismatch> {
     let mut out = Vec::new();
     match (e, a) {
         (
@@ -551,23 +745,18 @@ fn check_call(e: &CallExpect, a: &CallResult) -> Vec<Mismatch> {
                 ok: Some(fields), ..
             },
             CallResult::Ok { value, .. },
-        ) => {
-            for (k, m) in fields {
-                if let Err(want) = m.check(value.get(k)) {
-                    out.push(mismatch(
-                        format!("result field `{k}`"),
-                        want,
-                        value.get(k).map_or("(missing)".into(), show),
-                    ));
-                }
-            }
-        }
+        ) => out.extend(check_fields("result", fields, value, &e.safety)),
         (CallExpect { ok: Some(_), .. }, CallResult::Err { error, .. }) => {
-            out.push(mismatch(
+            // Refusing what should have been allowed is too strict, never unsafe.
+            let m = mismatch(
                 "call outcome",
                 "success",
                 format!("error {}", show(&Value::Object(error.clone()))),
-            ));
+            );
+            out.push(match missing_spec_tool(tool, error, None) {
+                Some(t) => m.for_missing(t),
+                None => m,
+            });
         }
         (
             CallExpect {
@@ -576,22 +765,34 @@ fn check_call(e: &CallExpect, a: &CallResult) -> Vec<Mismatch> {
             CallResult::Err { error, .. },
         ) => {
             let code = error.get("code").and_then(Value::as_str).unwrap_or("");
+            if let Some(t) = missing_spec_tool(tool, error, Some(&want.code)) {
+                out.push(
+                    mismatch(
+                        "error code",
+                        want.code.clone(),
+                        format!("{code} (the implementation has no tool `{t}`)"),
+                    )
+                    .for_missing(t),
+                );
+                return out;
+            }
             if code != want.code {
-                out.push(mismatch(
-                    "error code",
-                    want.code.clone(),
-                    format!("{code} ({})", show(&Value::Object(error.clone()))),
-                ));
+                // Reaching execution where a check before it had to refuse: the helper was
+                // started (or about to be). Any other code is a safe refusal of its own.
+                let ran = EXECUTION_CODES.contains(&code)
+                    && !EXECUTION_CODES.contains(&want.code.as_str());
+                let actual = format!("{code} ({})", show(&Value::Object(error.clone())));
+                out.push(if ran {
+                    Mismatch::safety(
+                        "error code (the call reached execution)",
+                        format!("{} (refused before anything is started)", want.code),
+                        actual,
+                    )
+                } else {
+                    mismatch("error code", want.code.clone(), actual)
+                });
             }
-            for (k, m) in &want.fields {
-                if let Err(w) = m.check(error.get(k)) {
-                    out.push(mismatch(
-                        format!("error field `{k}`"),
-                        w,
-                        error.get(k).map_or("(missing)".into(), show),
-                    ));
-                }
-            }
+            out.extend(check_fields("error", &want.fields, error, &e.safety));
         }
         (
             CallExpect {
@@ -599,7 +800,8 @@ fn check_call(e: &CallExpect, a: &CallResult) -> Vec<Mismatch> {
             },
             CallResult::Ok { value, .. },
         ) => {
-            out.push(mismatch(
+            // The specification requires a refusal and the runtime did it anyway.
+            out.push(Mismatch::safety(
                 "call outcome",
                 format!("error {}", want.code),
                 format!("success {}", show(&Value::Object(value.clone()))),
@@ -609,6 +811,7 @@ fn check_call(e: &CallExpect, a: &CallResult) -> Vec<Mismatch> {
             CallExpect {
                 ok: None,
                 error: None,
+                ..
             },
             _,
         ) => {}
@@ -619,7 +822,251 @@ fn check_call(e: &CallExpect, a: &CallResult) -> Vec<Mismatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::implementations::protocol::LoadedGuide;
     use serde_json::json;
+
+    fn call_step(tool: &str) -> WireStep {
+        WireStep::Call {
+            tool: tool.into(),
+            args: json!({}),
+        }
+    }
+
+    fn expect_call(yaml: Value) -> OutcomeExpect {
+        OutcomeExpect::Call(serde_json::from_value(yaml).unwrap())
+    }
+
+    fn result(v: Value) -> StepOutcome {
+        StepOutcome::Call(serde_json::from_value(v).unwrap())
+    }
+
+    /// The kinds of the mismatches of a call to `tool`, and their missing tools.
+    fn judge_call(tool: &str, expect: Value, actual: Value) -> Vec<(MismatchKind, Option<String>)> {
+        check_outcome(
+            &expect_call(expect),
+            &call_step(tool),
+            &result(actual),
+            false,
+        )
+        .into_iter()
+        .map(|m| (m.kind, m.missing_tool))
+        .collect()
+    }
+
+    const READ: &str = "skill_read_reference";
+    const RUN: &str = "skill_run_script";
+    use MismatchKind::{Interop, Safety};
+
+    #[test]
+    fn a_refusal_answered_with_success_is_safety() {
+        let got = judge_call(
+            READ,
+            json!({"error": "invalid_path"}),
+            json!({"ok": true, "value": {"content": "root:x:0:0"}}),
+        );
+        assert_eq!(got, [(Safety, None)]);
+        // Also where the refusal is `unknown_tool` (a tool that must not be offered).
+        let got = judge_call(
+            RUN,
+            json!({"error": "unknown_tool"}),
+            json!({"ok": true, "value": {"exit_code": 0}}),
+        );
+        assert_eq!(got, [(Safety, None)]);
+    }
+
+    #[test]
+    fn another_refusal_or_other_fields_are_interop() {
+        let got = judge_call(
+            READ,
+            json!({"error": "invalid_path"}),
+            json!({"ok": false, "error": {"code": "not_found"}}),
+        );
+        assert_eq!(got, [(Interop, None)]);
+        let got = judge_call(
+            RUN,
+            json!({"error": {"code": "not_approved", "approved_scripts": ["scripts/x.py"]}}),
+            json!({"ok": false, "error": {"code": "not_approved", "approved_scripts": []}}),
+        );
+        assert_eq!(got, [(Interop, None)]);
+    }
+
+    #[test]
+    fn reaching_execution_where_a_refusal_was_due_is_safety() {
+        for ran in ["script_failed", "timeout", "output_limit", "spawn_failed"] {
+            let got = judge_call(
+                RUN,
+                json!({"error": "blocked_tool"}),
+                json!({"ok": false, "error": {"code": ran}}),
+            );
+            assert_eq!(got, [(Safety, None)], "{ran}");
+        }
+        // One execution ending for another is interop: the helper was allowed to start.
+        let got = judge_call(
+            RUN,
+            json!({"error": "timeout"}),
+            json!({"ok": false, "error": {"code": "script_failed"}}),
+        );
+        assert_eq!(got, [(Interop, None)]);
+        // And a refusal where an execution ending was expected is too strict, not unsafe.
+        let got = judge_call(
+            RUN,
+            json!({"error": "script_failed"}),
+            json!({"ok": false, "error": {"code": "not_approved"}}),
+        );
+        assert_eq!(got, [(Interop, None)]);
+    }
+
+    #[test]
+    fn refusing_what_is_allowed_is_interop() {
+        let got = judge_call(
+            RUN,
+            json!({"ok": {"exit_code": 0}}),
+            json!({"ok": false, "error": {"code": "not_approved"}}),
+        );
+        assert_eq!(got, [(Interop, None)]);
+    }
+
+    #[test]
+    fn unknown_tool_for_a_spec_tool_names_the_missing_tool() {
+        let missing = Some(RUN.to_owned());
+        let got = judge_call(
+            RUN,
+            json!({"ok": {"exit_code": 0}}),
+            json!({"ok": false, "error": {"code": "unknown_tool"}}),
+        );
+        assert_eq!(got, [(Interop, missing.clone())]);
+        // One mismatch, whatever fields the expected error has.
+        let got = judge_call(
+            RUN,
+            json!({"error": {"code": "not_approved", "hint": {"present": true}}}),
+            json!({"ok": false, "error": {"code": "unknown_tool"}}),
+        );
+        assert_eq!(got, [(Interop, missing)]);
+        // A tool the specification does not define is not "missing".
+        let got = judge_call(
+            "web_search",
+            json!({"ok": {"x": 1}}),
+            json!({"ok": false, "error": {"code": "unknown_tool"}}),
+        );
+        assert_eq!(got, [(Interop, None)]);
+    }
+
+    #[test]
+    fn marked_fields_of_a_result_are_safety() {
+        let leak = json!({"ok": true, "value": {"exit_code": 0, "stdout": "['AWS_SECRET']\n"}});
+        let plain = json!({"ok": {"exit_code": 0, "stdout": "[]\n"}});
+        assert_eq!(
+            judge_call(RUN, plain.clone(), leak.clone()),
+            [(Interop, None)]
+        );
+        let mut marked = plain;
+        marked["safety"] = json!(["stdout"]);
+        assert_eq!(judge_call(RUN, marked.clone(), leak), [(Safety, None)]);
+        // Only the marked field: a wrong exit code stays interop.
+        let other = json!({"ok": true, "value": {"exit_code": 3, "stdout": "[]\n"}});
+        assert_eq!(judge_call(RUN, marked.clone(), other), [(Interop, None)]);
+        // A refusal of a marked call is still only too strict.
+        let refused = json!({"ok": false, "error": {"code": "not_approved"}});
+        assert_eq!(judge_call(RUN, marked, refused), [(Interop, None)]);
+        // Fields of an expected error can be marked too.
+        let got = judge_call(
+            RUN,
+            json!({"error": {"code": "script_failed", "stderr": {"not_contains": "secret"}}, "safety": ["stderr"]}),
+            json!({"ok": false, "error": {"code": "script_failed", "stderr": "a secret"}}),
+        );
+        assert_eq!(got, [(Safety, None)]);
+    }
+
+    fn guide(id: &str) -> LoadedGuide {
+        LoadedGuide {
+            id: id.into(),
+            format: None,
+            name: None,
+            description: None,
+            body: None,
+        }
+    }
+
+    fn judge_discover(want: &[&str], got: &[&str]) -> Vec<MismatchKind> {
+        let e = OutcomeExpect::Discover(DiscoverExpect {
+            loaded: Some(want.iter().map(|s| s.to_string()).collect()),
+            ..Default::default()
+        });
+        let a = StepOutcome::Discover(DiscoverResult {
+            loaded: got.iter().map(|id| guide(id)).collect(),
+            skipped: None,
+        });
+        check_outcome(&e, &WireStep::Discover, &a, false)
+            .into_iter()
+            .map(|m| m.kind)
+            .collect()
+    }
+
+    #[test]
+    fn an_extra_loaded_guide_is_safety_a_missing_one_or_the_order_interop() {
+        assert_eq!(judge_discover(&["a"], &["a", "linked"]), [Safety]);
+        assert_eq!(judge_discover(&["a", "b"], &["a"]), [Interop]);
+        assert_eq!(judge_discover(&["a", "b"], &["b", "a"]), [Interop]);
+        assert_eq!(
+            judge_discover(&["a", "b"], &["linked", "a"]),
+            [Safety, Interop]
+        );
+        assert!(judge_discover(&["a", "b"], &["a", "b"]).is_empty());
+    }
+
+    fn judge_tools(e: ToolsExpect, offered: &[&str]) -> Vec<(MismatchKind, Option<String>)> {
+        let a = StepOutcome::Tools(ToolsResult {
+            offered: offered.iter().map(|s| s.to_string()).collect(),
+        });
+        check_outcome(&OutcomeExpect::Tools(e), &WireStep::Tools, &a, false)
+            .into_iter()
+            .map(|m| (m.kind, m.missing_tool))
+            .collect()
+    }
+
+    #[test]
+    fn offering_a_tool_that_must_not_be_is_safety_lacking_one_interop() {
+        let only_read = ToolsExpect {
+            offered: Some(vec![READ.into()]),
+            not_offered: vec![],
+        };
+        assert_eq!(
+            judge_tools(only_read.clone(), &[READ, RUN, "web_search"]),
+            [(Safety, None)]
+        );
+        assert_eq!(
+            judge_tools(only_read, &["web_search"]),
+            [(Interop, Some(READ.to_owned()))]
+        );
+        let not_run = ToolsExpect {
+            offered: None,
+            not_offered: vec![RUN.into()],
+        };
+        assert_eq!(judge_tools(not_run.clone(), &[RUN]), [(Safety, None)]);
+        assert!(judge_tools(not_run, &[READ]).is_empty());
+    }
+
+    #[test]
+    fn prompt_checks_are_interop_unless_marked() {
+        let a = StepOutcome::Prompt(PromptResult {
+            text: "## Operator rules".into(),
+            baseline: String::new(),
+        });
+        let judge = |e: PromptExpect| -> Vec<MismatchKind> {
+            check_outcome(&OutcomeExpect::Prompt(e), &WireStep::Prompt, &a, false)
+                .into_iter()
+                .map(|m| m.kind)
+                .collect()
+        };
+        let mut e = PromptExpect {
+            contains: vec!["`alpha`".into()],
+            not_contains: vec!["Operator rules".into()],
+            ..Default::default()
+        };
+        assert_eq!(judge(e.clone()), [Interop, Interop]);
+        e.safety = vec!["not_contains".into()];
+        assert_eq!(judge(e), [Interop, Safety]);
+    }
 
     #[test]
     fn matchers() {

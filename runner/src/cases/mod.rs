@@ -796,6 +796,17 @@ fn parse_expect(
         Some(f) => Some(typed(cx, line, "expect.files", &f)?),
         None => None,
     };
+    if rest.contains_key("safety")
+        && !matches!(
+            action,
+            Action::Implementation(WireStep::Call { .. } | WireStep::Prompt)
+        )
+    {
+        return Err(cx.err(
+            line,
+            "`safety` marks fields of a call's result or checks of a prompt; the mismatches of other steps are judged by fixed rules (SPEC.md, \"How verdicts are judged\")",
+        ));
+    }
     let rest = Value::Object(rest);
     let has_rest = rest.as_object().is_some_and(|m| !m.is_empty());
     use crate::cases::expect::OutcomeExpect as O;
@@ -856,6 +867,7 @@ fn parse_expect(
         }
     };
     let expect = Expect { outcome, files };
+    check_safety_marks(cx, line, &expect)?;
     if let Some(O::Discover(d)) = &expect.outcome {
         for (id, g) in &d.guides {
             if g.is_empty() {
@@ -864,6 +876,61 @@ fn parse_expect(
         }
     }
     Ok(expect)
+}
+
+/// Checks a step's `safety` list: each name once, and each one a field the step's
+/// `ok` or `error` checks (not the error `code`, which fixed rules judge) or a check its `prompt`
+/// expectation makes.
+fn check_safety_marks(cx: &Ctx<'_>, line: usize, expect: &Expect) -> Result<(), CaseError> {
+    use crate::cases::expect::OutcomeExpect as O;
+    let (marks, known): (&[String], Vec<&str>) = match &expect.outcome {
+        Some(O::Call(c)) => (
+            &c.safety,
+            c.ok.iter()
+                .flat_map(|f| f.keys())
+                .chain(c.error.iter().flat_map(|e| e.fields.keys()))
+                .map(String::as_str)
+                .collect(),
+        ),
+        Some(O::Prompt(p)) => {
+            let mut known = Vec::new();
+            if !p.contains.is_empty() {
+                known.push("contains");
+            }
+            if !p.not_contains.is_empty() {
+                known.push("not_contains");
+            }
+            if !p.occurrences.is_empty() {
+                known.push("occurrences");
+            }
+            if p.same_as_baseline.is_some() {
+                known.push("same_as_baseline");
+            }
+            (&p.safety, known)
+        }
+        _ => return Ok(()),
+    };
+    for (i, mark) in marks.iter().enumerate() {
+        if marks[..i].contains(mark) {
+            return Err(cx.err(line, format!("`safety` names `{mark}` twice")));
+        }
+        if !known.contains(&mark.as_str()) {
+            let hint = if mark == "code" {
+                " (an error code is judged by fixed rules)".to_owned()
+            } else if known.is_empty() {
+                String::new()
+            } else {
+                format!(" (this step checks: {})", known.join(", "))
+            };
+            return Err(cx.err(
+                line,
+                format!(
+                    "`safety` names `{mark}`, which this step's expectation does not check{hint}"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// All cases of a directory tree, sorted by id.

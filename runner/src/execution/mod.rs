@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::cases::expect::{check_outcome, Mismatch};
+use crate::cases::expect::{check_outcome, Mismatch, MismatchKind};
 use crate::cases::features::Feature;
 use crate::cases::fixture;
 use crate::cases::{Action, Allowlist, Case, HashSource, SkillsRoot};
@@ -37,6 +37,54 @@ pub struct Failure {
     pub line: usize,
     pub label: String,
     pub mismatches: Vec<Mismatch>,
+}
+
+/// How a failed case failed (SPEC.md, "How verdicts are judged").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FailureKind {
+    /// At least one mismatch is a safety mismatch: the runtime did what the specification
+    /// forbids.
+    Unsafe,
+    /// Every mismatch is interop: the runtime stayed safe but answered otherwise.
+    Different,
+}
+
+impl FailureKind {
+    pub fn word(self) -> &'static str {
+        match self {
+            FailureKind::Unsafe => "unsafe",
+            FailureKind::Different => "different",
+        }
+    }
+}
+
+impl Failure {
+    /// Unsafe when any mismatch is a safety mismatch, else different.
+    pub fn kind(&self) -> FailureKind {
+        if self
+            .mismatches
+            .iter()
+            .any(|m| m.kind == MismatchKind::Safety)
+        {
+            FailureKind::Unsafe
+        } else {
+            FailureKind::Different
+        }
+    }
+
+    /// The tools of the specification whose absence alone explains every mismatch of this
+    /// failure (empty when any mismatch has another reason).
+    pub fn missing_tools(&self) -> Vec<&str> {
+        let mut tools = Vec::new();
+        for m in &self.mismatches {
+            match &m.missing_tool {
+                Some(t) if !tools.contains(&t.as_str()) => tools.push(t.as_str()),
+                Some(_) => {}
+                None => return Vec::new(),
+            }
+        }
+        tools
+    }
 }
 
 /// How a case ended.
@@ -277,10 +325,14 @@ fn check_files(case_root: &Path, expect: &crate::cases::expect::FilesExpect) -> 
                 Ok(exists) => if exists { "exists" } else { "absent" }.to_owned(),
                 Err(why) => format!("not checked: {why}"),
             };
-            out.push(Mismatch {
-                what: format!("file `{p}`"),
-                expected: if should_exist { "exists" } else { "absent" }.into(),
-                actual,
+            // A file that must be absent is the trace of something that must not have run (a
+            // marker a helper, a planted interpreter or a descendant writes): safety. A link in
+            // its way counts as a trace too. A missing file that should exist is interop.
+            let what = format!("file `{p}`");
+            out.push(if should_exist {
+                Mismatch::interop(what, "exists", actual)
+            } else {
+                Mismatch::safety(what, "absent", actual)
             });
         }
     }
@@ -401,15 +453,16 @@ fn left_behind(
     if survivors.is_empty() {
         return result;
     }
-    let mismatch = Mismatch {
-        what: "processes left behind in the case root after the case (now killed)".into(),
-        expected: "none (SPEC.md run.process-group)".into(),
-        actual: survivors
+    // Left running what must end with the call: safety.
+    let mismatch = Mismatch::safety(
+        "processes left behind in the case root after the case (now killed)",
+        "none (SPEC.md run.process-group)",
+        survivors
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join("; "),
-    };
+    );
     match result {
         Ok(Status::Pass) => Ok(Status::Fail(Failure {
             step: case.steps.len(),
@@ -466,7 +519,7 @@ fn drive_steps(
                 let outcome = imp.step(index, wire).map_err(StepError::Impl)?;
                 if let Some(expect) = &step.expect.outcome {
                     let skip_report = imp.info().features.contains(&Feature::SkipReport);
-                    mismatches.extend(check_outcome(expect, &outcome, skip_report));
+                    mismatches.extend(check_outcome(expect, wire, &outcome, skip_report));
                 }
             }
             Action::Write(tree) => {
@@ -476,7 +529,24 @@ fn drive_steps(
             Action::Wait(ms) => std::thread::sleep(Duration::from_millis(*ms)),
         }
         if let Some(files) = &step.expect.files {
-            mismatches.extend(check_files(root, files));
+            // When the step's call failed only because its tool is missing, a file it should
+            // have made is missing for that reason too (a file that must be absent is not
+            // explained by it).
+            let missing = match mismatches.first() {
+                Some(first) if mismatches.iter().all(|m| m.missing_tool.is_some()) => {
+                    first.missing_tool.clone()
+                }
+                _ => None,
+            };
+            mismatches.extend(check_files(root, files).into_iter().map(|m| {
+                match (&missing, m.kind) {
+                    (Some(tool), MismatchKind::Interop) => Mismatch {
+                        missing_tool: Some(tool.clone()),
+                        ..m
+                    },
+                    _ => m,
+                }
+            }));
         }
         if !mismatches.is_empty() {
             return Ok(Status::Fail(Failure {

@@ -1,5 +1,7 @@
 //! Reports: the human summary printed after a run, failure details, the JSON report and the
-//! JUnit XML file written with `--report DIR`.
+//! JUnit XML file written with `--report DIR`, and the conformance statement they all carry:
+//! per area and level, what passed, failed unsafely, failed differently, was unsupported,
+//! skipped, errored or not run, with one plain line per area ([`Conformance`]).
 //!
 //! Text that reaches a terminal or `junit.xml` goes through [`visible`]: an implementation's
 //! name, messages and stderr can hold control characters, which must neither drive the terminal
@@ -14,8 +16,10 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::cases::clauses::{self, Level};
+use crate::cases::expect::MismatchKind;
 use crate::cases::Case;
-use crate::execution::{CaseOutcome, Status};
+use crate::execution::{CaseOutcome, Failure, FailureKind, Status};
 use crate::implementations::protocol::ImplInfo;
 use crate::implementations::{Fault, RequestId};
 
@@ -148,6 +152,339 @@ impl Counts {
     }
 }
 
+/// The levels of the specification, strongest first.
+pub const LEVELS: [Level; 3] = [Level::Must, Level::Should, Level::May];
+
+/// `MUST`, `SHOULD` or `MAY`.
+pub fn level_word(level: Level) -> &'static str {
+    match level {
+        Level::Must => "MUST",
+        Level::Should => "SHOULD",
+        Level::May => "MAY",
+    }
+}
+
+fn level_index(level: Level) -> usize {
+    match level {
+        Level::Must => 0,
+        Level::Should => 1,
+        Level::May => 2,
+    }
+}
+
+/// The level of a case: the strongest level among the clauses it cites.
+pub fn case_level(case: &Case) -> Level {
+    case.clauses
+        .iter()
+        .filter_map(|id| clauses::lookup(id))
+        .map(|c| c.level)
+        .min_by_key(|l| level_index(*l))
+        .unwrap_or(Level::Must)
+}
+
+/// `kind` in capitals, as failures are labelled for people: `UNSAFE` or `DIFFERENT`.
+pub fn kind_label(kind: FailureKind) -> &'static str {
+    match kind {
+        FailureKind::Unsafe => "UNSAFE",
+        FailureKind::Different => "DIFFERENT",
+    }
+}
+
+/// Counts of one level of one area in the conformance statement: each case counted once.
+/// `unsafe_failures` and `different_failures` are failures not listed as known; a listed failure
+/// (or error) is a `known_failures`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LevelCounts {
+    pub passed: usize,
+    pub unsafe_failures: usize,
+    pub different_failures: usize,
+    pub known_failures: usize,
+    pub fixed: usize,
+    pub unsupported: usize,
+    pub skipped: usize,
+    pub errored: usize,
+    pub not_run: usize,
+}
+
+impl LevelCounts {
+    fn add(&mut self, verdict: Verdict, kind: Option<FailureKind>) {
+        match (verdict, kind) {
+            (Verdict::Failed, Some(FailureKind::Unsafe)) => self.unsafe_failures += 1,
+            (Verdict::Failed, _) => self.different_failures += 1,
+            (Verdict::Passed, _) => self.passed += 1,
+            (Verdict::KnownFailure, _) => self.known_failures += 1,
+            (Verdict::Fixed, _) => self.fixed += 1,
+            (Verdict::Unsupported, _) => self.unsupported += 1,
+            (Verdict::Skipped, _) => self.skipped += 1,
+            (Verdict::Errored, _) => self.errored += 1,
+            (Verdict::NotRun, _) => self.not_run += 1,
+        }
+    }
+
+    fn merge(&mut self, o: &LevelCounts) {
+        self.passed += o.passed;
+        self.unsafe_failures += o.unsafe_failures;
+        self.different_failures += o.different_failures;
+        self.known_failures += o.known_failures;
+        self.fixed += o.fixed;
+        self.unsupported += o.unsupported;
+        self.skipped += o.skipped;
+        self.errored += o.errored;
+        self.not_run += o.not_run;
+    }
+
+    /// Cases the implementation was judged on: run, and neither gated nor left out.
+    pub fn judged(&self) -> usize {
+        self.passed
+            + self.unsafe_failures
+            + self.different_failures
+            + self.known_failures
+            + self.fixed
+            + self.errored
+    }
+
+    pub fn total(&self) -> usize {
+        self.judged() + self.unsupported + self.skipped + self.not_run
+    }
+
+    fn to_json(self) -> Value {
+        json!({
+            "passed": self.passed, "unsafe": self.unsafe_failures,
+            "different": self.different_failures, "known_failures": self.known_failures,
+            "fixed": self.fixed, "unsupported": self.unsupported, "skipped": self.skipped,
+            "errored": self.errored, "not_run": self.not_run,
+        })
+    }
+}
+
+/// What one area (a directory of cases) shows about the implementation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AreaConformance {
+    /// Counts per level, in the order of [`LEVELS`].
+    pub levels: [LevelCounts; 3],
+    /// Failed cases of each kind that are listed as known failures (counted in
+    /// `known_failures`).
+    pub unsafe_known: usize,
+    pub different_known: usize,
+    /// The features the UNSUPPORTED cases need.
+    pub unsupported_features: BTreeSet<String>,
+    /// Cases that reached the implementation.
+    pub sent: usize,
+    /// Failed cases whose every mismatch is explained by a missing tool of the specification.
+    pub missing_tool_failures: usize,
+    /// Those tools.
+    pub missing_tools: BTreeSet<String>,
+}
+
+impl AreaConformance {
+    /// All levels together.
+    pub fn all(&self) -> LevelCounts {
+        let mut c = LevelCounts::default();
+        for l in &self.levels {
+            c.merge(l);
+        }
+        c
+    }
+
+    /// Whether the implementation does not have what this area checks: every case that reached
+    /// it failed only because a tool of the specification is missing (SPEC.md, "How verdicts
+    /// are judged").
+    pub fn not_implemented(&self) -> bool {
+        self.sent > 0 && self.missing_tool_failures == self.sent
+    }
+
+    /// `3 MUST` / `MUST` for a count spread over levels.
+    fn by_level(&self, count: impl Fn(&LevelCounts) -> usize) -> String {
+        let parts: Vec<(usize, &str)> = LEVELS
+            .iter()
+            .zip(&self.levels)
+            .map(|(l, c)| (count(c), level_word(*l)))
+            .filter(|(n, _)| *n > 0)
+            .collect();
+        match parts.as_slice() {
+            [(_, word)] => (*word).to_owned(),
+            _ => parts
+                .iter()
+                .map(|(n, w)| format!("{n} {w}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+
+    /// `MUST 202/202 passed` for each level with judged cases.
+    fn passed_fractions(&self) -> String {
+        LEVELS
+            .iter()
+            .zip(&self.levels)
+            .filter(|(_, c)| c.judged() > 0)
+            .map(|(l, c)| {
+                format!(
+                    "{} {}/{} passed",
+                    level_word(*l),
+                    c.passed + c.fixed,
+                    c.judged()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The cases left aside (unsupported, skipped, not run), as `; 4 UNSUPPORTED (needs x)`.
+    fn aside(&self) -> String {
+        let all = self.all();
+        let mut s = String::new();
+        if all.unsupported > 0 {
+            let needs: Vec<&str> = self
+                .unsupported_features
+                .iter()
+                .map(String::as_str)
+                .collect();
+            let _ = write!(
+                s,
+                "; {} UNSUPPORTED (needs {})",
+                all.unsupported,
+                needs.join(", ")
+            );
+        }
+        if all.skipped > 0 {
+            let _ = write!(
+                s,
+                "; {} skipped (a precondition is not met here)",
+                all.skipped
+            );
+        }
+        if all.not_run > 0 {
+            let _ = write!(s, "; {} not run", all.not_run);
+        }
+        s
+    }
+
+    /// The plain line for `area`, e.g. `discovery: conforms (MUST 202/202 passed)`.
+    pub fn statement(&self, area: &str) -> String {
+        let all = self.all();
+        let aside = self.aside();
+        if all.judged() == 0 {
+            if all.not_run == all.total() {
+                return format!(
+                    "{area}: not run ({} cases; the run stopped early)",
+                    all.total()
+                );
+            }
+            return format!("{area}: not checked ({})", aside.trim_start_matches("; "));
+        }
+        if self.not_implemented() {
+            let tools: Vec<&str> = self.missing_tools.iter().map(String::as_str).collect();
+            return format!(
+                "{area}: not implemented ({} missing in all {} cases run{aside})",
+                tools.join(" and "),
+                self.sent,
+            );
+        }
+        let mut failures = Vec::new();
+        if all.unsafe_failures > 0 {
+            failures.push(format!(
+                "{} unsafe {} ({})",
+                all.unsafe_failures,
+                plural(all.unsafe_failures, "failure", "failures"),
+                self.by_level(|c| c.unsafe_failures)
+            ));
+        }
+        if all.different_failures > 0 {
+            let mut d = format!(
+                "{} safe but different ({})",
+                all.different_failures,
+                self.by_level(|c| c.different_failures)
+            );
+            if self.missing_tool_failures > 0 {
+                let tools: Vec<&str> = self.missing_tools.iter().map(String::as_str).collect();
+                let _ = write!(
+                    d,
+                    ", {} of them only because {} is missing",
+                    self.missing_tool_failures,
+                    tools.join(" and ")
+                );
+            }
+            failures.push(d);
+        }
+        if all.errored > 0 {
+            failures.push(format!(
+                "{} errored ({})",
+                all.errored,
+                self.by_level(|c| c.errored)
+            ));
+        }
+        if all.known_failures > 0 {
+            let mut k = format!("{} known failures", all.known_failures);
+            if self.unsafe_known > 0 {
+                let _ = write!(k, " ({} of them unsafe)", self.unsafe_known);
+            }
+            failures.push(k);
+        }
+        if all.fixed > 0 {
+            failures.push(format!("{} listed as known failures but passed", all.fixed));
+        }
+        let fractions = self.passed_fractions();
+        if failures.is_empty() {
+            if all.not_run > 0 {
+                return format!("{area}: no failure in the cases run ({fractions}{aside})");
+            }
+            return format!("{area}: conforms ({fractions}{aside})");
+        }
+        format!("{area}: {}; {fractions}{aside}", failures.join(", "))
+    }
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+/// The conformance statement of a run: per area and level, and the unsafe and different
+/// failures of the whole run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Conformance {
+    pub areas: BTreeMap<String, AreaConformance>,
+}
+
+impl Conformance {
+    /// Every case that failed unsafely, listed as known or not.
+    pub fn unsafe_total(&self) -> usize {
+        self.areas
+            .values()
+            .map(|a| a.all().unsafe_failures + a.unsafe_known)
+            .sum()
+    }
+
+    /// Of those, the ones listed as known failures.
+    pub fn unsafe_known(&self) -> usize {
+        self.areas.values().map(|a| a.unsafe_known).sum()
+    }
+
+    /// Every case that failed safely but differently, listed as known or not.
+    pub fn different_total(&self) -> usize {
+        self.areas
+            .values()
+            .map(|a| a.all().different_failures + a.different_known)
+            .sum()
+    }
+
+    /// Of those, the ones listed as known failures.
+    pub fn different_known(&self) -> usize {
+        self.areas.values().map(|a| a.different_known).sum()
+    }
+}
+
+/// How a case failed, when it did (its status is a failure).
+pub fn failure_kind(outcome: &CaseOutcome) -> Option<FailureKind> {
+    match &outcome.status {
+        Status::Fail(f) => Some(f.kind()),
+        _ => None,
+    }
+}
+
 /// Every case of a run with its outcome.
 pub struct RunReport<'a> {
     pub implementation: ImplInfo,
@@ -190,6 +527,39 @@ impl RunReport<'_> {
                 .add(self.verdict(case, o));
         }
         m
+    }
+
+    /// The conformance statement of this run.
+    pub fn conformance(&self) -> Conformance {
+        let mut c = Conformance::default();
+        for (case, o) in &self.results {
+            let a = c.areas.entry(case.area.clone()).or_default();
+            let verdict = self.verdict(case, o);
+            let kind = failure_kind(o);
+            a.levels[level_index(case_level(case))].add(verdict, kind);
+            match (verdict, kind) {
+                (Verdict::KnownFailure, Some(FailureKind::Unsafe)) => a.unsafe_known += 1,
+                (Verdict::KnownFailure, Some(FailureKind::Different)) => a.different_known += 1,
+                _ => {}
+            }
+            match &o.status {
+                Status::Unsupported(missing) => a
+                    .unsupported_features
+                    .extend(missing.iter().map(|f| f.as_str().to_owned())),
+                Status::Fail(f) => {
+                    let tools = f.missing_tools();
+                    if !tools.is_empty() {
+                        a.missing_tool_failures += 1;
+                        a.missing_tools.extend(tools.into_iter().map(str::to_owned));
+                    }
+                }
+                _ => {}
+            }
+            if o.status.was_sent() {
+                a.sent += 1;
+            }
+        }
+        c
     }
 
     /// Ids of the cases that failed or errored, sorted (for `--write-failures`).
@@ -279,7 +649,18 @@ fn describe_raw(case: &Case, outcome: &CaseOutcome) -> String {
             let _ = writeln!(s, "PASS {}  ({loc})", case.id);
         }
         Status::Fail(f) => {
-            let _ = writeln!(s, "FAIL {}", case.id);
+            let kind = f.kind();
+            let why = match kind {
+                FailureKind::Unsafe => "the runtime did what the specification forbids",
+                FailureKind::Different => "safe, but not the specified answer",
+            };
+            let missing = f.missing_tools();
+            let missing = if missing.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} is missing)", missing.join(" and "))
+            };
+            let _ = writeln!(s, "FAIL {}  {}: {why}{missing}", case.id, kind_label(kind));
             let _ = writeln!(s, "  {}", case.summary);
             let _ = writeln!(
                 s,
@@ -291,7 +672,7 @@ fn describe_raw(case: &Case, outcome: &CaseOutcome) -> String {
             );
             let _ = writeln!(s, "  clauses: {}", case.clauses.join(", "));
             for m in &f.mismatches {
-                let _ = writeln!(s, "  {}:", m.what);
+                let _ = writeln!(s, "  [{}] {}:", m.kind.word(), m.what);
                 let _ = writeln!(s, "    expected: {}", m.expected);
                 let _ = writeln!(s, "    actual:   {}", m.actual);
             }
@@ -341,28 +722,65 @@ fn summary_raw(report: &RunReport<'_>) -> String {
     } else {
         let _ = writeln!(s, "implementation: {} {}", info.name, info.version);
     }
-    let row = |s: &mut String, name: &str, c: &Counts| {
+    let conformance = report.conformance();
+    let row = |s: &mut String, name: &str, level: &str, c: &LevelCounts| {
         let _ = writeln!(
             s,
-            "{:<14} {:>7} {:>7} {:>7} {:>12} {:>8}",
-            name, c.passed, c.failed, c.known_failures, c.unsupported, c.errored
+            "{:<12} {:<6} {:>6} {:>6} {:>9} {:>5} {:>11} {:>7} {:>7} {:>7}",
+            name,
+            level,
+            c.passed,
+            c.unsafe_failures,
+            c.different_failures,
+            c.known_failures,
+            c.unsupported,
+            c.skipped,
+            c.errored,
+            c.not_run
         );
     };
     let _ = writeln!(
         s,
-        "{:<14} {:>7} {:>7} {:>7} {:>12} {:>8}",
-        "area", "passed", "failed", "known", "unsupported", "errored"
+        "{:<12} {:<6} {:>6} {:>6} {:>9} {:>5} {:>11} {:>7} {:>7} {:>7}",
+        "area",
+        "level",
+        "passed",
+        "unsafe",
+        "different",
+        "known",
+        "unsupported",
+        "skipped",
+        "errored",
+        "not run"
     );
-    for (area, c) in report.by_area() {
-        row(&mut s, &area, &c);
+    let mut total = LevelCounts::default();
+    for (area, a) in &conformance.areas {
+        for (level, c) in LEVELS.iter().zip(&a.levels) {
+            if c.total() > 0 {
+                row(&mut s, area, level_word(*level), c);
+            }
+        }
+        total.merge(&a.all());
+    }
+    row(&mut s, "total", "", &total);
+    let _ = writeln!(s);
+    for (area, a) in &conformance.areas {
+        let _ = writeln!(s, "{}", a.statement(area));
     }
     let t = report.totals();
-    row(&mut s, "total", &t);
     let verdict = if t.is_ok() { "ok" } else { "FAILED" };
+    let with_known = |n: usize, known: usize| {
+        if known > 0 {
+            format!("{n} ({known} of them listed as known)")
+        } else {
+            n.to_string()
+        }
+    };
     let mut line = format!(
-        "result: {verdict}. {} passed; {} failed; {} unsupported; {} errored; {} cases",
+        "result: {verdict}. {} unsafe; {} safe but different; {} passed; {} unsupported; {} errored; {} cases",
+        with_known(conformance.unsafe_total(), conformance.unsafe_known()),
+        with_known(conformance.different_total(), conformance.different_known()),
         t.passed,
-        t.failed,
         t.unsupported,
         t.errored,
         t.total()
@@ -382,6 +800,7 @@ fn summary_raw(report: &RunReport<'_>) -> String {
             t.known_failures, t.fixed
         ));
     }
+    let _ = writeln!(s);
     let _ = writeln!(s, "{line}");
     if let Some(stopped) = &report.stopped {
         let _ = writeln!(s, "stopped early: {}", stopped.reason);
@@ -434,19 +853,22 @@ pub fn to_json(report: &RunReport<'_>) -> Value {
                 "clauses": case.clauses,
                 "status": o.status.word(),
                 "verdict": report.verdict(case, o).word(),
+                "level": level_word(case_level(case)),
                 "duration_ms": o.duration.as_millis() as u64,
             });
             match &o.status {
                 Status::Fail(f) => {
+                    v["failure_kind"] = json!(f.kind().word());
                     v["step"] = json!(f.step);
                     v["step_line"] = json!(f.line);
                     v["step_label"] = json!(f.label);
                     v["mismatches"] = f
                         .mismatches
                         .iter()
-                        .map(
-                            |m| json!({"what": m.what, "expected": m.expected, "actual": m.actual}),
-                        )
+                        .map(|m| {
+                            json!({"what": m.what, "expected": m.expected, "actual": m.actual,
+                                   "kind": m.kind.word()})
+                        })
                         .collect();
                 }
                 Status::Unsupported(missing) => v["missing_features"] = json!(missing),
@@ -467,6 +889,19 @@ pub fn to_json(report: &RunReport<'_>) -> Value {
             v
         })
         .collect();
+    let conformance = report.conformance();
+    let conformance_areas: serde_json::Map<String, Value> = conformance
+        .areas
+        .iter()
+        .map(|(area, a)| {
+            let mut v = serde_json::Map::new();
+            for (level, c) in LEVELS.iter().zip(&a.levels) {
+                v.insert(level_word(*level).to_owned(), c.to_json());
+            }
+            v.insert("statement".into(), json!(a.statement(area)));
+            (area.clone(), Value::Object(v))
+        })
+        .collect();
     let mut out = json!({
         "report_version": 1,
         "protocol_version": crate::implementations::protocol::PROTOCOL_VERSION,
@@ -476,6 +911,11 @@ pub fn to_json(report: &RunReport<'_>) -> Value {
         "known_failures": report.known_failures,
         "summary": counts(&report.totals()),
         "areas": areas,
+        "conformance": {
+            "areas": conformance_areas,
+            "unsafe": conformance.unsafe_total(),
+            "different": conformance.different_total(),
+        },
         "cases": cases,
     });
     if let Some(stopped) = &report.stopped {
@@ -501,6 +941,21 @@ pub fn write(report: &RunReport<'_>, dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The one-line message of a failure in junit.xml: `UNSAFE:` or `DIFFERENT:`, the step, and the
+/// first mismatch of that kind.
+fn failure_message(f: &Failure) -> String {
+    let kind = f.kind();
+    let wanted = match kind {
+        FailureKind::Unsafe => MismatchKind::Safety,
+        FailureKind::Different => MismatchKind::Interop,
+    };
+    let first = f.mismatches.iter().find(|m| m.kind == wanted);
+    let what = first.map_or(String::new(), |m| {
+        format!(": {}: expected {}, actual {}", m.what, m.expected, m.actual)
+    });
+    format!("{}: step {} ({}){what}", kind_label(kind), f.step, f.label)
+}
+
 fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> {
     use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
     let mut out = Report::new("skillspec");
@@ -511,6 +966,9 @@ fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> 
                 Verdict::Passed => TestCaseStatus::success(),
                 Verdict::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    if let Status::Fail(f) = &o.status {
+                        s.set_message(visible(&failure_message(f)).into_owned());
+                    }
                     s.set_description(describe(case, o));
                     s
                 }
@@ -531,7 +989,16 @@ fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> 
                 | Verdict::Skipped
                 | Verdict::NotRun => {
                     let mut s = TestCaseStatus::skipped();
-                    s.set_message(describe(case, o).trim().to_owned());
+                    let text = describe(case, o);
+                    match &o.status {
+                        // A known failure keeps its kind in front, so an unsafe one stays visible.
+                        Status::Fail(f) => s.set_message(format!(
+                            "{}: known failure: {}",
+                            kind_label(f.kind()),
+                            text.trim()
+                        )),
+                        _ => s.set_message(text.trim().to_owned()),
+                    };
                     s
                 }
             };
