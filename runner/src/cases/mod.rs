@@ -1069,6 +1069,54 @@ mod tests {
     }
 
     #[test]
+    fn safety_marks_name_what_the_step_checks() {
+        let run = |expect: &str| {
+            format!("{GOOD}  - run: {{skill: a, script: scripts/x.py}}\n    expect:\n{expect}")
+        };
+        let c = parse(&run(
+            "      ok: {exit_code: 0, stdout: \"[]\\n\"}\n      safety: [stdout]\n",
+        ))
+        .unwrap();
+        let Some(crate::cases::expect::OutcomeExpect::Call(call)) = &c.steps[1].expect.outcome
+        else {
+            panic!("a call expectation");
+        };
+        assert_eq!(call.safety, ["stdout"]);
+        parse(&run(
+            "      error: {code: script_failed, stderr: {contains: x}}\n      safety: [stderr]\n",
+        ))
+        .unwrap();
+        for (expect, words) in [
+            (
+                "      ok: {exit_code: 0}\n      safety: [stdout]\n",
+                "`stdout`",
+            ),
+            (
+                "      error: not_approved\n      safety: [code]\n",
+                "fixed rules",
+            ),
+            (
+                "      ok: {stdout: x}\n      safety: [stdout, stdout]\n",
+                "twice",
+            ),
+        ] {
+            let e = parse(&run(expect)).unwrap_err();
+            assert_eq!(e.line, Some(10), "{}", e.message);
+            assert!(e.message.contains(words), "{}", e.message);
+        }
+        let prompt = format!(
+            "{GOOD}  - prompt:\n    expect:\n      not_contains: [x]\n      safety: [not_contains]\n"
+        );
+        parse(&prompt).unwrap();
+        let e = parse(&prompt.replace("safety: [not_contains]", "safety: [contains]")).unwrap_err();
+        assert!(e.message.contains("not_contains"), "{}", e.message);
+        let e = parse(&GOOD.replace("loaded: [a]\n", "loaded: [a]\n      safety: [loaded]\n"))
+            .unwrap_err();
+        assert_eq!(e.line, Some(7));
+        assert!(e.message.contains("fixed rules"), "{}", e.message);
+    }
+
+    #[test]
     fn repeats_are_bounded_per_case_before_allocating() {
         let read = |times: u64| {
             format!(

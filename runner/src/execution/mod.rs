@@ -565,6 +565,57 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_file_that_must_be_absent_is_safety_one_that_must_exist_interop() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("marker"), b"ran").unwrap();
+        std::os::unix::fs::symlink("/etc", dir.path().join("link")).unwrap();
+        let expect = crate::cases::expect::FilesExpect {
+            exists: vec!["made".into(), "marker".into()],
+            absent: vec!["marker".into(), "link/passwd".into(), "made".into()],
+        };
+        let got: Vec<(String, MismatchKind)> = check_files(dir.path(), &expect)
+            .into_iter()
+            .map(|m| (m.what, m.kind))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("file `made`".to_owned(), MismatchKind::Interop),
+                ("file `marker`".to_owned(), MismatchKind::Safety),
+                // Checked only through a link: something stands where nothing may.
+                ("file `link/passwd`".to_owned(), MismatchKind::Safety),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failure_is_unsafe_when_any_mismatch_is_safety() {
+        let interop = Mismatch::interop("error code", "invalid_path", "not_found");
+        let missing = Mismatch {
+            missing_tool: Some("skill_run_script".into()),
+            ..Mismatch::interop("call outcome", "success", "unknown_tool")
+        };
+        let failure = |mismatches: Vec<Mismatch>| Failure {
+            step: 1,
+            line: 1,
+            label: "call".into(),
+            mismatches,
+        };
+        let different = failure(vec![interop.clone(), missing.clone()]);
+        assert_eq!(different.kind(), FailureKind::Different);
+        // Not every mismatch is explained by the missing tool.
+        assert!(different.missing_tools().is_empty());
+        let not_there = failure(vec![missing.clone(), missing.clone()]);
+        assert_eq!(not_there.missing_tools(), ["skill_run_script"]);
+        let leaked = failure(vec![
+            missing,
+            Mismatch::safety("file `marker`", "absent", "exists"),
+        ]);
+        assert_eq!(leaked.kind(), FailureKind::Unsafe);
+        assert!(leaked.missing_tools().is_empty());
+    }
+
+    #[test]
     fn substitution() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), b"abc").unwrap();

@@ -366,18 +366,23 @@ impl AreaConformance {
         if all.judged() == 0 {
             if all.not_run == all.total() {
                 return format!(
-                    "{area}: not run ({} cases; the run stopped early)",
-                    all.total()
+                    "{area}: not run ({} {}; the run stopped early)",
+                    all.total(),
+                    plural(all.total(), "case", "cases")
                 );
             }
             return format!("{area}: not checked ({})", aside.trim_start_matches("; "));
         }
         if self.not_implemented() {
             let tools: Vec<&str> = self.missing_tools.iter().map(String::as_str).collect();
+            let run = if self.sent == 1 {
+                "the one case run".to_owned()
+            } else {
+                format!("all {} cases run", self.sent)
+            };
             return format!(
-                "{area}: not implemented ({} missing in all {} cases run{aside})",
+                "{area}: not implemented ({} missing in {run}{aside})",
                 tools.join(" and "),
-                self.sent,
             );
         }
         let mut failures = Vec::new();
@@ -769,17 +774,25 @@ fn summary_raw(report: &RunReport<'_>) -> String {
     }
     let t = report.totals();
     let verdict = if t.is_ok() { "ok" } else { "FAILED" };
-    let with_known = |n: usize, known: usize| {
+    let with_known = |n: usize, what: &str, known: usize| {
         if known > 0 {
-            format!("{n} ({known} of them listed as known)")
+            format!("{n} {what} ({known} of them listed as known)")
         } else {
-            n.to_string()
+            format!("{n} {what}")
         }
     };
     let mut line = format!(
-        "result: {verdict}. {} unsafe; {} safe but different; {} passed; {} unsupported; {} errored; {} cases",
-        with_known(conformance.unsafe_total(), conformance.unsafe_known()),
-        with_known(conformance.different_total(), conformance.different_known()),
+        "result: {verdict}. {}; {}; {} passed; {} unsupported; {} errored; {} cases",
+        with_known(
+            conformance.unsafe_total(),
+            "unsafe",
+            conformance.unsafe_known()
+        ),
+        with_known(
+            conformance.different_total(),
+            "safe but different",
+            conformance.different_known()
+        ),
         t.passed,
         t.unsupported,
         t.errored,
@@ -1015,6 +1028,259 @@ fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cases::expect::Mismatch;
+    use crate::cases::features::Feature;
+    use crate::implementations::protocol::ImplInfo;
+    use std::time::Duration;
+
+    fn case(id: &str, area: &str) -> Case {
+        let text = format!(
+            "id: {id}\nsummary: s.\nclauses: [tools.registration]\nsteps:\n  - tools:\n    expect: {{offered: []}}\n"
+        );
+        crate::cases::parse_case(Path::new("t.yaml"), area, &text).unwrap()
+    }
+
+    fn outcome(status: Status) -> CaseOutcome {
+        CaseOutcome {
+            status,
+            duration: Duration::ZERO,
+        }
+    }
+
+    fn fail(mismatches: Vec<Mismatch>) -> CaseOutcome {
+        outcome(Status::Fail(Failure {
+            step: 1,
+            line: 5,
+            label: "call skill_run_script".into(),
+            mismatches,
+        }))
+    }
+
+    fn unsafe_fail() -> CaseOutcome {
+        fail(vec![
+            Mismatch::interop("error code", "x", "y"),
+            Mismatch::safety("call outcome", "error invalid_path", "success"),
+        ])
+    }
+
+    fn different_fail() -> CaseOutcome {
+        fail(vec![Mismatch::interop(
+            "error code",
+            "invalid_path",
+            "not_found",
+        )])
+    }
+
+    fn missing_tool_fail() -> CaseOutcome {
+        fail(vec![Mismatch {
+            missing_tool: Some("skill_run_script".into()),
+            ..Mismatch::interop("call outcome", "success", "error unknown_tool")
+        }])
+    }
+
+    fn report<'a>(results: Vec<(&'a Case, CaseOutcome)>, known: &[&str]) -> RunReport<'a> {
+        RunReport {
+            implementation: ImplInfo {
+                name: "t".into(),
+                version: "0".into(),
+                language: None,
+                features: Vec::new(),
+                unknown_features: Vec::new(),
+                process_per_case: false,
+            },
+            cases_dir: "cases".into(),
+            results,
+            known_failures: known.iter().map(|s| s.to_string()).collect(),
+            stopped: None,
+        }
+    }
+
+    /// One case of each kind of result, in areas whose statements differ.
+    struct Fixture {
+        cases: Vec<Case>,
+    }
+
+    impl Fixture {
+        fn new() -> Fixture {
+            let mut cases = vec![
+                case("d.one", "discovery"),
+                case("d.two", "discovery"),
+                case("r.pass", "read"),
+                case("r.unsafe", "read"),
+                case("r.different", "read"),
+                case("run.a", "run"),
+                case("run.b", "run"),
+                case("run.gated", "run"),
+                case("p.gated", "policy"),
+                case("pr.left", "prompt"),
+                case("t.should", "tools"),
+            ];
+            // A SHOULD clause (its profile cannot be required yet, so set directly).
+            cases[10].clauses = vec!["skills.lifecycle".into()];
+            Fixture { cases }
+        }
+
+        fn report(&self, known: &[&str]) -> RunReport<'_> {
+            let c = &self.cases;
+            let gated = || outcome(Status::Unsupported(vec![Feature::ToolAllowlist]));
+            report(
+                vec![
+                    (&c[0], outcome(Status::Pass)),
+                    (&c[1], outcome(Status::Pass)),
+                    (&c[2], outcome(Status::Pass)),
+                    (&c[3], unsafe_fail()),
+                    (&c[4], different_fail()),
+                    (&c[5], missing_tool_fail()),
+                    (&c[6], missing_tool_fail()),
+                    (&c[7], gated()),
+                    (&c[8], gated()),
+                    (&c[9], outcome(Status::NotRun)),
+                    (&c[10], different_fail()),
+                ],
+                known,
+            )
+        }
+    }
+
+    #[test]
+    fn each_area_reads_as_one_plain_line() {
+        let f = Fixture::new();
+        let r = f.report(&[]);
+        let c = r.conformance();
+        let line = |area: &str| c.areas[area].statement(area);
+        assert_eq!(line("discovery"), "discovery: conforms (MUST 2/2 passed)");
+        assert_eq!(
+            line("read"),
+            "read: 1 unsafe failure (MUST), 1 safe but different (MUST); MUST 1/3 passed"
+        );
+        assert_eq!(
+            line("run"),
+            "run: not implemented (skill_run_script missing in all 2 cases run; 1 UNSUPPORTED (needs tool-allowlist))"
+        );
+        assert_eq!(
+            line("policy"),
+            "policy: not checked (1 UNSUPPORTED (needs tool-allowlist))"
+        );
+        assert_eq!(
+            line("prompt"),
+            "prompt: not run (1 case; the run stopped early)"
+        );
+        assert_eq!(
+            line("tools"),
+            "tools: 1 safe but different (SHOULD); SHOULD 0/1 passed"
+        );
+        assert_eq!((c.unsafe_total(), c.different_total()), (1, 4));
+        let text = summary_text(&r);
+        for want in [line("discovery"), line("read"), line("run")] {
+            assert!(text.contains(&format!("\n{want}\n")), "{text}");
+        }
+        assert!(
+            text.contains("result: FAILED. 1 unsafe; 4 safe but different; 3 passed;"),
+            "{text}"
+        );
+        // The table: one row per area and level that has cases.
+        assert!(text.contains("\ntools        SHOULD      0"), "{text}");
+        assert!(!text.contains("tools        MUST"), "{text}");
+    }
+
+    #[test]
+    fn a_known_unsafe_failure_is_still_counted_as_unsafe() {
+        let f = Fixture::new();
+        let r = f.report(&["r.unsafe", "r.different", "run.a", "run.b", "t.should"]);
+        let c = r.conformance();
+        assert_eq!((c.unsafe_total(), c.unsafe_known()), (1, 1));
+        let read = &c.areas["read"];
+        assert_eq!(read.levels[0].unsafe_failures, 0);
+        assert_eq!(read.levels[0].known_failures, 2);
+        assert_eq!(
+            read.statement("read"),
+            "read: 2 known failures (1 of them unsafe); MUST 1/3 passed"
+        );
+        // Listed or not, an area whose tool is missing reads as not implemented.
+        assert!(c.areas["run"]
+            .statement("run")
+            .starts_with("run: not implemented"));
+        let text = summary_text(&r);
+        assert!(
+            text.contains("result: FAILED. 1 unsafe (1 of them listed as known); 4 safe but different (4 of them listed as known);"),
+            "{text}"
+        );
+        let junit = junit(&r).unwrap();
+        assert!(
+            junit.contains("UNSAFE: known failure: FAIL r.unsafe"),
+            "{junit}"
+        );
+    }
+
+    #[test]
+    fn report_json_carries_kinds_levels_and_the_statement() {
+        let f = Fixture::new();
+        let r = f.report(&["r.different"]);
+        let v = to_json(&r);
+        let schema: Value =
+            serde_json::from_str(include_str!("../../../reports/report.schema.json")).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        let case = |id: &str| {
+            v["cases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["id"] == id)
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(case("r.unsafe")["failure_kind"], "unsafe");
+        assert_eq!(case("r.unsafe")["mismatches"][0]["kind"], "interop");
+        assert_eq!(case("r.unsafe")["mismatches"][1]["kind"], "safety");
+        assert_eq!(case("r.different")["failure_kind"], "different");
+        assert_eq!(case("r.different")["verdict"], "known-failure");
+        assert!(case("r.pass").get("failure_kind").is_none());
+        assert_eq!(case("r.pass")["level"], "MUST");
+        assert_eq!(case("t.should")["level"], "SHOULD");
+        let conf = &v["conformance"];
+        assert_eq!(conf["unsafe"], 1);
+        assert_eq!(conf["different"], 4);
+        assert_eq!(conf["areas"]["read"]["MUST"]["known_failures"], 1);
+        assert_eq!(conf["areas"]["read"]["MUST"]["unsafe"], 1);
+        assert_eq!(conf["areas"]["tools"]["SHOULD"]["different"], 1);
+        assert_eq!(conf["areas"]["tools"]["MUST"]["different"], 0);
+        assert_eq!(
+            conf["areas"]["discovery"]["statement"],
+            "discovery: conforms (MUST 2/2 passed)"
+        );
+        // A failure_kind on a case that did not fail does not validate.
+        let mut bad = v.clone();
+        bad["cases"][0]["failure_kind"] = json!("unsafe");
+        assert!(!validator.is_valid(&bad));
+    }
+
+    #[test]
+    fn junit_failures_say_unsafe_or_different() {
+        let f = Fixture::new();
+        let junit = junit(&f.report(&[])).unwrap();
+        assert!(
+            junit.contains(
+                "message=\"UNSAFE: step 1 (call skill_run_script): call outcome: expected error invalid_path, actual success\""
+            ),
+            "{junit}"
+        );
+        assert!(
+            junit.contains("message=\"DIFFERENT: step 1 (call skill_run_script): error code:"),
+            "{junit}"
+        );
+    }
+
+    #[test]
+    fn a_case_has_the_strongest_level_it_cites() {
+        let mut c = case("x.y", "tools");
+        assert_eq!(case_level(&c), Level::Must);
+        c.clauses = vec!["skills.lifecycle".into()];
+        assert_eq!(case_level(&c), Level::Should);
+        c.clauses.push("tools.registration".into());
+        assert_eq!(case_level(&c), Level::Must);
+    }
 
     #[test]
     fn visible_escapes_controls_and_keeps_the_rest() {

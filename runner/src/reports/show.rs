@@ -81,6 +81,17 @@ fn entry(kind: &EntryKind) -> String {
 }
 
 /// Renders `case` as readable text.
+/// The line saying which checks of a step are safety checks (`safety:` in the case).
+fn safety_line(s: &mut String, marks: &[String]) {
+    if !marks.is_empty() {
+        let _ = writeln!(
+            s,
+            "     a mismatch of {} here is UNSAFE, not merely different",
+            marks.join(", ")
+        );
+    }
+}
+
 pub fn render(case: &Case) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}", case.id);
@@ -229,6 +240,7 @@ pub fn render(case: &Case) -> String {
                     }
                     None => {}
                 }
+                safety_line(&mut s, &p.safety);
             }
             Some(OutcomeExpect::Call(c)) => {
                 if let Some(ok) = &c.ok {
@@ -243,6 +255,7 @@ pub fn render(case: &Case) -> String {
                         let _ = writeln!(s, "       where {k} {}", matcher(m));
                     }
                 }
+                safety_line(&mut s, &c.safety);
             }
         }
         if let Some(f) = &step.expect.files {

@@ -1,0 +1,262 @@
+//! Verdicts end to end: `skillspec run` against a runtime that fails in both ways
+//! (`tests/adapters/unsafe_reader.py`) reports its unsafe and its safe-but-different failures
+//! apart, in the terminal summary, in report.json (validated against its schema) and in
+//! junit.xml; an area whose tool is missing reads as not implemented; a process left behind is
+//! unsafe. Each run uses a few small cases in its own temporary directory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_skillspec"))
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `python3 tests/adapters/NAME`.
+fn adapter(name: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters");
+    format!("python3 {}/{name}", dir.display())
+}
+
+const TREE: &str =
+    "tree:\n  skills/alpha/SKILL.md: \"---\\nname: alpha\\ndescription: first\\n---\\n\"\n";
+
+/// `(area/file, id, clauses, steps)` for each case.
+const CASES: &[(&str, &str, &str, &str)] = &[
+    (
+        "tools/read-only",
+        "tools.read-offered",
+        "tools.registration",
+        "  - tools:\n    expect: {offered: [skill_read_reference]}\n",
+    ),
+    (
+        "discovery/linked",
+        "discovery.linked-skipped",
+        "discovery.symlink.dir",
+        "  - discover:\n    expect: {loaded: [alpha]}\n",
+    ),
+    (
+        "read/escape",
+        "read.escape-refused",
+        "read.path.segments",
+        "  - read: {skill: alpha, path: ../outside/secret.md}\n    expect: {error: invalid_path}\n",
+    ),
+    (
+        "read/other-code",
+        "read.backslash-refused",
+        "read.path.backslash",
+        "  - read: {skill: alpha, path: 'references\\a.md'}\n    expect: {error: invalid_path}\n",
+    ),
+    (
+        "run/runs",
+        "run.helper-runs",
+        "run.success",
+        "  - run: {skill: alpha, script: scripts/x.py}\n    expect: {ok: {exit_code: 0}}\n",
+    ),
+    (
+        "run/refused",
+        "run.unapproved-refused",
+        "run.not-approved",
+        "  - run: {skill: alpha, script: scripts/x.py}\n    expect:\n      error: not_approved\n      files: {absent: [marker]}\n",
+    ),
+];
+
+fn write_cases(dir: &Path) {
+    for (file, id, clauses, steps) in CASES {
+        let path = dir.join(format!("cases/{file}.yaml"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let text = format!(
+            "id: {id}\nsummary: A verdict test.\nclauses: [{clauses}]\n{TREE}steps:\n{steps}"
+        );
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+fn run(dir: &Path, adapter_cmd: &str, report: &str, extra: &[&str]) -> (Output, String) {
+    let out = Command::new(bin())
+        .args(["run", "--cases"])
+        .arg(dir.join("cases"))
+        .args(["--adapter", adapter_cmd, "--report"])
+        .arg(dir.join(report))
+        .args(extra)
+        .env("TMPDIR", dir)
+        .current_dir(dir)
+        .output()
+        .expect("the runner starts");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out, text)
+}
+
+/// report.json of `report`, validated against reports/report.schema.json.
+fn report_json(dir: &Path, report: &str) -> Value {
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(dir.join(report).join("report.json")).unwrap())
+            .unwrap();
+    let schema: Value =
+        serde_json::from_slice(&std::fs::read(repo().join("reports/report.schema.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the report schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "report.json does not match its schema: {errors:?}"
+    );
+    report
+}
+
+fn case<'r>(report: &'r Value, id: &str) -> &'r Value {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no case {id} in the report"))
+}
+
+#[test]
+fn unsafe_and_different_failures_are_reported_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    write_cases(dir.path());
+    let (out, text) = run(dir.path(), &adapter("unsafe_reader.py"), "r", &[]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    // Each failure says which kind it is, and each mismatch its kind.
+    assert!(
+        text.contains(
+            "FAIL read.escape-refused  UNSAFE: the runtime did what the specification forbids"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("FAIL read.backslash-refused  DIFFERENT: safe, but not the specified answer"),
+        "{text}"
+    );
+    assert!(text.contains("  [safety] call outcome:"), "{text}");
+    assert!(text.contains("  [interop] error code:"), "{text}");
+    assert!(
+        text.contains("FAIL discovery.linked-skipped  UNSAFE"),
+        "{text}"
+    );
+    // The conformance statement: one line per area.
+    for line in [
+        "\ntools: conforms (MUST 1/1 passed)\n",
+        "\ndiscovery: 1 unsafe failure (MUST); MUST 0/1 passed\n",
+        "\nread: 1 unsafe failure (MUST), 1 safe but different (MUST); MUST 0/2 passed\n",
+        "\nrun: not implemented (skill_run_script missing in all 2 cases run)\n",
+        "\nresult: FAILED. 2 unsafe; 3 safe but different; 1 passed; 0 unsupported; 0 errored; 6 cases\n",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+    let r = report_json(dir.path(), "r");
+    assert_eq!(r["conformance"]["unsafe"], 2);
+    assert_eq!(r["conformance"]["different"], 3);
+    let read = &r["conformance"]["areas"]["read"];
+    assert_eq!(read["MUST"]["unsafe"], 1);
+    assert_eq!(read["MUST"]["different"], 1);
+    assert_eq!(read["SHOULD"]["passed"], 0);
+    assert_eq!(
+        r["conformance"]["areas"]["run"]["statement"],
+        "run: not implemented (skill_run_script missing in all 2 cases run)"
+    );
+    let escape = case(&r, "read.escape-refused");
+    assert_eq!(escape["failure_kind"], "unsafe");
+    assert_eq!(escape["level"], "MUST");
+    assert_eq!(escape["mismatches"][0]["kind"], "safety");
+    let other = case(&r, "read.backslash-refused");
+    assert_eq!(other["failure_kind"], "different");
+    assert_eq!(other["mismatches"][0]["kind"], "interop");
+    assert!(case(&r, "tools.read-offered").get("failure_kind").is_none());
+    // The refusal expected with a marker that must stay absent: the marker is absent, so the
+    // missing tool alone explains the failure.
+    assert_eq!(
+        case(&r, "run.unapproved-refused")["failure_kind"],
+        "different"
+    );
+    // junit keeps failures as failures, with the kind in front of the message.
+    let junit = std::fs::read_to_string(dir.path().join("r/junit.xml")).unwrap();
+    assert!(
+        junit.contains(
+            "<failure message=\"UNSAFE: step 1 (call skill_read_reference): call outcome:"
+        ),
+        "{junit}"
+    );
+    assert!(
+        junit.contains(
+            "<failure message=\"DIFFERENT: step 1 (call skill_read_reference): error code:"
+        ),
+        "{junit}"
+    );
+
+    // Listed as known failures, the unsafe ones are still counted as unsafe.
+    let known = dir.path().join("known.txt");
+    std::fs::write(&known, "read.escape-refused\nread.backslash-refused\n").unwrap();
+    let (out, text) = run(
+        dir.path(),
+        &adapter("unsafe_reader.py"),
+        "k",
+        &["--known-failures", known.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("result: FAILED. 2 unsafe (1 of them listed as known); 3 safe but different (1 of them listed as known);"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nread: 2 known failures (1 of them unsafe); MUST 0/2 passed\n"),
+        "{text}"
+    );
+    let k = report_json(dir.path(), "k");
+    assert_eq!(k["conformance"]["unsafe"], 2);
+    assert_eq!(k["conformance"]["areas"]["read"]["MUST"]["unsafe"], 0);
+    assert_eq!(
+        k["conformance"]["areas"]["read"]["MUST"]["known_failures"],
+        2
+    );
+    assert_eq!(case(&k, "read.escape-refused")["verdict"], "known-failure");
+    assert_eq!(case(&k, "read.escape-refused")["failure_kind"], "unsafe");
+}
+
+/// A process left running in the case root is a safety mismatch: the case fails unsafely even
+/// though every answer was right.
+#[test]
+fn a_process_left_behind_is_unsafe() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases/tools");
+    std::fs::create_dir_all(&cases).unwrap();
+    std::fs::write(
+        cases.join("leak.yaml"),
+        format!(
+            "id: tools.leak\nsummary: The tools step reaches the adapter.\nclauses: [tools.pipeline]\n{TREE}steps:\n  - tools:\n    expect: {{offered: [skill_read_reference, skill_run_script]}}\n"
+        ),
+    )
+    .unwrap();
+    let (out, text) = run(dir.path(), &adapter("leaks_a_helper.py"), "r", &[]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL tools.leak  UNSAFE"), "{text}");
+    assert!(
+        text.contains("\ntools: 1 unsafe failure (MUST); MUST 0/1 passed\n"),
+        "{text}"
+    );
+    let r = report_json(dir.path(), "r");
+    let leak = case(&r, "tools.leak");
+    assert_eq!(leak["failure_kind"], "unsafe");
+    assert_eq!(leak["mismatches"][0]["kind"], "safety");
+    assert!(
+        leak["mismatches"][0]["what"]
+            .as_str()
+            .unwrap()
+            .contains("processes left behind"),
+        "{leak}"
+    );
+}
