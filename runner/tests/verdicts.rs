@@ -2,7 +2,8 @@
 //! (`tests/adapters/unsafe_reader.py`) reports its unsafe and its safe-but-different failures
 //! apart, in the terminal summary, in report.json (validated against its schema) and in
 //! junit.xml; an area whose tool is missing reads as not implemented; a process left behind is
-//! unsafe. Each run uses a few small cases in its own temporary directory.
+//! unsafe; and every `safety:` mark of the repository's cases turns a wrong value of the marked
+//! field into an unsafe failure. Each run uses a few small cases in its own temporary directory.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -134,18 +135,20 @@ fn unsafe_and_different_failures_are_reported_apart() {
     // Each failure says which kind it is, and each mismatch its kind.
     assert!(
         text.contains(
-            "FAIL read.escape-refused  UNSAFE: the runtime did what the specification forbids"
+            "FAIL read.escape-refused\n  UNSAFE: the runtime did what the specification forbids\n"
         ),
         "{text}"
     );
     assert!(
-        text.contains("FAIL read.backslash-refused  DIFFERENT: safe, but not the specified answer"),
+        text.contains(
+            "FAIL read.backslash-refused\n  DIFFERENT: safe, but not the specified answer\n"
+        ),
         "{text}"
     );
     assert!(text.contains("  [safety] call outcome:"), "{text}");
     assert!(text.contains("  [interop] error code:"), "{text}");
     assert!(
-        text.contains("FAIL discovery.linked-skipped  UNSAFE"),
+        text.contains("FAIL discovery.linked-skipped\n  UNSAFE"),
         "{text}"
     );
     // The conformance statement: one line per area.
@@ -243,7 +246,7 @@ fn a_process_left_behind_is_unsafe() {
     .unwrap();
     let (out, text) = run(dir.path(), &adapter("leaks_a_helper.py"), "r", &[]);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("FAIL tools.leak  UNSAFE"), "{text}");
+    assert!(text.contains("FAIL tools.leak\n  UNSAFE"), "{text}");
     assert!(
         text.contains("\ntools: 1 unsafe failure (MUST); MUST 0/1 passed\n"),
         "{text}"
@@ -259,4 +262,69 @@ fn a_process_left_behind_is_unsafe() {
             .contains("processes left behind"),
         "{leak}"
     );
+}
+
+/// Every `safety:` mark of `spec-cases/` is effective: with the marked field's expected value
+/// changed into one the reference cannot meet, the case fails *unsafely*; with an unmarked field
+/// changed instead (where the step has one), it fails *differently*.
+#[test]
+fn every_safety_mark_of_the_suite_makes_a_wrong_value_unsafe() {
+    use skillspec_runner::cases::expect::{Matcher, OutcomeExpect};
+    use skillspec_runner::execution::{run_case, FailureKind, Status};
+    use skillspec_runner::implementations::reference::Reference;
+
+    let (suite, opts) = skillspec_runner::repository_suite();
+    let mut marked = Vec::new();
+    for case in &suite.cases {
+        for (i, step) in case.steps.iter().enumerate() {
+            let marks = match &step.expect.outcome {
+                Some(OutcomeExpect::Call(c)) => &c.safety,
+                Some(OutcomeExpect::Prompt(p)) => &p.safety,
+                _ => continue,
+            };
+            if !marks.is_empty() {
+                marked.push((case, i));
+            }
+        }
+    }
+    assert!(marked.len() >= 15, "{} marked steps", marked.len());
+    let kind_of = |case: &skillspec_runner::cases::Case| match run_case(
+        case,
+        &mut Reference::default(),
+        &opts,
+        1,
+    )
+    .status
+    {
+        Status::Fail(f) => Some(f.kind()),
+        _ => None,
+    };
+    for (case, i) in marked {
+        let mut wrong = case.clone();
+        // Later steps are dropped: the changed step is the last one reached.
+        wrong.steps.truncate(i + 1);
+        let mut plain = wrong.clone();
+        match &mut wrong.steps[i].expect.outcome {
+            Some(OutcomeExpect::Call(c)) => {
+                let fields = c.ok.as_mut().expect("marks in this suite are on successes");
+                for mark in &c.safety {
+                    fields.insert(mark.clone(), Matcher::Exact("\u{1}mutant".into()));
+                }
+            }
+            Some(OutcomeExpect::Prompt(p)) => {
+                assert_eq!(p.safety, ["not_contains"], "{}", case.id);
+                p.not_contains.push(String::new());
+            }
+            _ => unreachable!(),
+        }
+        assert_eq!(kind_of(&wrong), Some(FailureKind::Unsafe), "{}", case.id);
+        if let Some(OutcomeExpect::Call(c)) = &mut plain.steps[i].expect.outcome {
+            let fields = c.ok.as_mut().expect("a success");
+            let unmarked = fields.keys().find(|k| !c.safety.contains(k)).cloned();
+            if let Some(k) = unmarked {
+                fields.insert(k, Matcher::Exact("\u{1}mutant".into()));
+                assert_eq!(kind_of(&plain), Some(FailureKind::Different), "{}", case.id);
+            }
+        }
+    }
 }
