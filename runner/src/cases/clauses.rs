@@ -5,8 +5,18 @@
 use crate::cases::features::Feature;
 
 /// The tools the specification defines. `tools` expectations compare only these: a host's own
-/// tools are not the suite's business.
-pub const SPEC_TOOLS: &[&str] = &["skill_read_reference", "skill_run_script"];
+/// tools are not the suite's business. The first two are the core's; the lifecycle tools belong
+/// to the `trust` profile (SPEC.md `skills.lifecycle`).
+pub const SPEC_TOOLS: &[&str] = &[
+    "skill_read_reference",
+    "skill_run_script",
+    "skill_list",
+    "skill_install",
+    "skill_remove",
+];
+
+/// The tools of the core profile (the first of [`SPEC_TOOLS`]).
+pub const CORE_TOOLS: &[&str] = &["skill_read_reference", "skill_run_script"];
 
 /// How binding a clause is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
