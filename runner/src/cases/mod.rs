@@ -369,6 +369,25 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
             "`config.platform` needs `requires: [platform-emulation]`",
         ));
     }
+    let has = |f: Feature| requires.contains(&f);
+    if config.skill_dirs.is_some() && !has(Feature::Selection) && !has(Feature::Trust) {
+        return Err(cx.err(
+            line,
+            "`config.skill_dirs` needs `requires: [selection]` or `[trust]` (the profile's directories)",
+        ));
+    }
+    if config.selection.is_some() && !has(Feature::Selection) {
+        return Err(cx.err(line, "`config.selection` needs `requires: [selection]`"));
+    }
+    if config.registry.is_some() && !has(Feature::Trust) {
+        return Err(cx.err(line, "`config.registry` needs `requires: [trust]`"));
+    }
+    if let Some(step) = steps.iter().find(|s| {
+        matches!(s.action, Action::Implementation(WireStep::Select { .. }))
+            && !has(Feature::Selection)
+    }) {
+        return Err(cx.err(step.line, "a `select` step needs `requires: [selection]`"));
+    }
     if skipped_without_loaded(&steps) {
         return Err(cx.err(
             line,
@@ -1205,6 +1224,30 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.line, Some(7));
         assert!(e.message.contains("fixed rules"), "{}", e.message);
+    }
+
+    #[test]
+    fn profile_config_and_steps_need_their_features() {
+        let profile = "id: t.p\nsummary: A case.\nclauses: [selection.order]\nrequires: [selection]\nconfig:\n  skill_dirs: {user: user}\nsteps:\n  - select: {message: deploy, tools: [shell]}\n    expect:\n      selected: []\n";
+        let c = parse(profile).unwrap();
+        assert_eq!(c.config.skills_root, SkillsRoot::Unset);
+        let Action::Implementation(WireStep::Select { message, tools }) = &c.steps[0].action else {
+            panic!("a select step");
+        };
+        assert_eq!((message.as_str(), tools.as_slice()), ("deploy", &["shell".to_owned()][..]));
+        for (from, to, words) in [
+            ("requires: [selection]", "requires: [trust]", "clause"),
+            ("  skill_dirs: {user: user}", "  skill_dirs: {user: ../up}", "without `..`"),
+            ("  skill_dirs: {user: user}", "  skill_dirs: {user: user}\n  skills_root: s", "leave `skills_root` out"),
+            ("  skill_dirs: {user: user}", "  skill_dirs: {user: user}\n  registry: r", "[trust]"),
+            ("      selected: []", "      scores: {}", "`selected`, `scores` or `tool_ceiling`"),
+        ] {
+            let e = parse(&profile.replace(from, to)).unwrap_err();
+            assert!(e.message.contains(words), "{to}: {}", e.message);
+        }
+        let e = parse(&GOOD.replace("  - discover:", "  - select: {message: x}\n  - discover:"))
+            .unwrap_err();
+        assert!(e.message.contains("[selection]"), "{}", e.message);
     }
 
     #[test]
