@@ -160,7 +160,13 @@ pub fn read_archive(bytes: &[u8], name: &str) -> Result<Vec<ArchiveEntry>, Strin
         let computed: u64 = header
             .iter()
             .enumerate()
-            .map(|(i, b)| if (148..156).contains(&i) { 32 } else { u64::from(*b) })
+            .map(|(i, b)| {
+                if (148..156).contains(&i) {
+                    32
+                } else {
+                    u64::from(*b)
+                }
+            })
             .sum();
         if stored != computed {
             return Err(format!("the header at byte {at} has a wrong checksum"));
@@ -181,7 +187,8 @@ pub fn read_archive(bytes: &[u8], name: &str) -> Result<Vec<ArchiveEntry>, Strin
         if header[124] & 0x80 != 0 {
             return Err(format!("`{shown}`: a base-256 size"));
         }
-        let size = octal(&header[124..136]).ok_or(format!("`{shown}`: the size is not a number"))?;
+        let size =
+            octal(&header[124..136]).ok_or(format!("`{shown}`: the size is not a number"))?;
         let is_dir = match header[156] {
             b'0' | 0 => false,
             b'5' => true,
@@ -219,10 +226,7 @@ pub fn read_archive(bytes: &[u8], name: &str) -> Result<Vec<ArchiveEntry>, Strin
     for path in kinds.keys() {
         for n in 1..path.len() {
             if kinds.get(&path[..n]) == Some(&false) {
-                return Err(format!(
-                    "`{name}/{}` lies below a file",
-                    path.join("/")
-                ));
+                return Err(format!("`{name}/{}` lies below a file", path.join("/")));
             }
         }
     }
@@ -248,7 +252,10 @@ fn entry_path(raw: &[u8], name: &str, is_dir: bool) -> Result<Vec<String>, &'sta
         None => text,
     };
     let segments: Vec<&str> = text.split('/').collect();
-    if segments.iter().any(|s| s.is_empty() || *s == "." || *s == "..") {
+    if segments
+        .iter()
+        .any(|s| s.is_empty() || *s == "." || *s == "..")
+    {
         return Err("an empty, `.` or `..` segment");
     }
     if segments[0] != name {
@@ -335,7 +342,11 @@ fn fresh_dir(dir: BorrowedFd<'_>) -> Result<(String, OwnedFd), String> {
         let name = format!(".skillspec-install-{}-{n}", std::process::id());
         match make_dir(dir, &name) {
             Ok(fd) => return Ok((name, fd)),
-            Err(_) if safe_fs::entry_kind(dir, OsStr::new(&name)).ok().flatten().is_some() => {}
+            Err(_)
+                if safe_fs::entry_kind(dir, OsStr::new(&name))
+                    .ok()
+                    .flatten()
+                    .is_some() => {}
             Err(e) => return Err(e),
         }
     }
@@ -390,7 +401,10 @@ pub fn install(
     let bytes = match bytes {
         Ok(b) => b,
         Err(why) if why.starts_with("larger") => {
-            return Err(err(ErrorCode::InvalidArchive, format!("`{archive}` is {why}")))
+            return Err(err(
+                ErrorCode::InvalidArchive,
+                format!("`{archive}` is {why}"),
+            ))
         }
         Err(why) => {
             return Err(err(
@@ -421,19 +435,17 @@ pub fn install(
                 format!("`{archive}` holds no loadable skill: {why}"),
             )
         })?;
-        rfs::renameat_with(
-            &temp_fd,
-            name,
-            &inst_fd,
-            name,
-            RenameFlags::NOREPLACE,
-        )
-        .map_err(|e| match e {
-            Errno::EXIST => err(
-                ErrorCode::Exists,
-                format!("`{name}` appeared in the installed directory"),
-            ),
-            other => err(ErrorCode::InvalidArchive, format!("cannot move into place: {other}")),
+        rfs::renameat_with(&temp_fd, name, &inst_fd, name, RenameFlags::NOREPLACE).map_err(|e| {
+            match e {
+                Errno::EXIST => err(
+                    ErrorCode::Exists,
+                    format!("`{name}` appeared in the installed directory"),
+                ),
+                other => err(
+                    ErrorCode::InvalidArchive,
+                    format!("cannot move into place: {other}"),
+                ),
+            }
         })
     })();
     let cleaned = remove_entry(inst_fd.as_fd(), OsStr::new(&temp), 0);
@@ -461,7 +473,11 @@ fn open_or_make(dir: &Path) -> std::io::Result<OwnedFd> {
 fn loads_as(dir: BorrowedFd<'_>, name: &str) -> Result<(), String> {
     let found = discovery::discover_in_keeping_frontmatter(dir);
     if let Some(skip) = found.skipped.first() {
-        return Err(format!("`{}` is skipped ({})", skip.path, skip.reason.as_str()));
+        return Err(format!(
+            "`{}` is skipped ({})",
+            skip.path,
+            skip.reason.as_str()
+        ));
     }
     match found.loaded.as_slice() {
         [g] if g.id == name => match (g.format, &g.frontmatter) {
@@ -590,7 +606,17 @@ mod tests {
         for good in ["demo", "a", "A1.b_c-d", &"x".repeat(64)] {
             assert!(valid_install_name(good), "{good}");
         }
-        for bad in ["", ".", "..", ".hidden", "-x", "a/b", "a b", &"x".repeat(65), "é"] {
+        for bad in [
+            "",
+            ".",
+            "..",
+            ".hidden",
+            "-x",
+            "a/b",
+            "a b",
+            &"x".repeat(65),
+            "é",
+        ] {
             assert!(!valid_install_name(bad), "{bad}");
         }
     }

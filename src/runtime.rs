@@ -13,12 +13,12 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::discovery::{self, Discovery};
 use crate::interpreter::{self, InterpreterError};
+use crate::lifecycle::LifecycleTool;
+use crate::profile::{Profile, Selection};
 use crate::prompt;
 use crate::read_reference;
 use crate::run_script;
 use crate::safe_fs;
-use crate::lifecycle::LifecycleTool;
-use crate::profile::{Profile, Selection};
 use crate::tools::{ErrorCode, ToolError, ToolName, ToolResult};
 
 /// One runtime instance: a configured host after start-up.
@@ -180,8 +180,10 @@ impl Runtime {
             LifecycleTool::parse(tool).filter(|t| self.offered_lifecycle_tools().contains(t))
         {
             let key = canonical_json(args);
-            if let Some((_, _, earlier)) =
-                self.profile_turn.iter().find(|(x, k, _)| *x == t && *k == key)
+            if let Some((_, _, earlier)) = self
+                .profile_turn
+                .iter()
+                .find(|(x, k, _)| *x == t && *k == key)
             {
                 return earlier.clone();
             }

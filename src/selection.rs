@@ -148,7 +148,12 @@ fn int_value(text: &str) -> Option<i128> {
         return i128::from_str_radix(rest, 16).ok();
     }
     let digits = text.strip_prefix('+').unwrap_or(text);
-    if digits.is_empty() || !digits.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) {
+    if digits.is_empty()
+        || !digits
+            .trim_start_matches('-')
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     digits.parse().ok()
@@ -178,7 +183,11 @@ pub fn read_fields(frontmatter: &str) -> Result<Fields, String> {
             MAX_KEYWORDS,
         );
         a.exclude_keywords = terms(
-            strings(activation, "exclude_keywords", "activation.exclude_keywords")?,
+            strings(
+                activation,
+                "exclude_keywords",
+                "activation.exclude_keywords",
+            )?,
             MAX_EXCLUDES,
         );
         a.tags = terms(strings(activation, "tags", "activation.tags")?, MAX_TAGS);

@@ -243,9 +243,15 @@ mod tests {
 
     #[test]
     fn the_ceiling_keeps_only_read_only_tools_under_an_installed_skill() {
-        let tools: Vec<String> = ["shell", "memory_read", "skill_list", "skill_install", "Time"]
-            .map(String::from)
-            .to_vec();
+        let tools: Vec<String> = [
+            "shell",
+            "memory_read",
+            "skill_list",
+            "skill_install",
+            "Time",
+        ]
+        .map(String::from)
+        .to_vec();
         assert_eq!(ceiling(&tools, []), tools);
         assert_eq!(ceiling(&tools, [Trust::Trusted, Trust::Trusted]), tools);
         assert_eq!(

@@ -86,7 +86,10 @@ impl Value {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tree {
     /// A scalar: its kind, and its text as the parser gives it (quotes and escapes resolved).
-    Scalar { value: Value, text: String },
+    Scalar {
+        value: Value,
+        text: String,
+    },
     Sequence(Vec<Rc<Tree>>),
     /// The pairs whose key is a string, in document order (other keys are left out).
     Mapping(Vec<(String, Rc<Tree>)>),
@@ -1102,6 +1105,48 @@ mod tests {
     /// The same with compact block sequences (`- - - x`).
     fn block_nesting(depth: usize) -> String {
         format!("key:\n  {}x\n", "- ".repeat(depth - 1))
+    }
+
+    #[test]
+    fn the_tree_keeps_nested_values_and_shares_aliases() {
+        let doc = parse_tree("a: &l [x, 2, 'y']\nb:\n  c: *l\n  d: {e: ~}\n  7: seven\n").unwrap();
+        let root = doc.tree.as_deref().unwrap();
+        let Some(Tree::Sequence(items)) = root.get("a") else {
+            panic!("a list");
+        };
+        let kinds: Vec<(&Value, &str)> = items
+            .iter()
+            .map(|i| match &**i {
+                Tree::Scalar { value, text } => (value, text.as_str()),
+                _ => panic!("scalars"),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (&Value::Str("x".into()), "x"),
+                (&Value::Int, "2"),
+                (&Value::Str("y".into()), "y")
+            ]
+        );
+        let b = root.get("b").unwrap();
+        assert_eq!(b.get("c"), root.get("a"));
+        assert!(matches!(
+            b.get("d").and_then(|d| d.get("e")),
+            Some(Tree::Scalar {
+                value: Value::Null,
+                ..
+            })
+        ));
+        // Only string keys are kept.
+        let Tree::Mapping(pairs) = b else {
+            panic!("a mapping")
+        };
+        assert_eq!(pairs.len(), 2);
+        // `parse` builds no tree; the same limits hold for both.
+        assert!(parse("a: 1").unwrap().tree.is_none());
+        assert!(parse_tree(&block_nesting(MAX_NESTING)).is_ok());
+        assert!(parse_tree(&block_nesting(MAX_NESTING + 1)).is_err());
     }
 
     #[test]

@@ -588,6 +588,33 @@ mod tests {
             .all(|c| c.feature.is_some()));
     }
 
+    /// Every clause of the `selection` and `trust` profile is cited by at least two cases.
+    #[test]
+    fn every_selection_and_trust_clause_has_two_cases() {
+        let suite = crate::cases::load_dir(&crate::default_cases_dir()).unwrap();
+        let profile: Vec<&Clause> = CLAUSES
+            .iter()
+            .filter(|c| matches!(c.feature, Some(Feature::Selection | Feature::Trust)))
+            .collect();
+        assert_eq!(profile.len(), 11);
+        let thin: Vec<(&str, usize)> = profile
+            .iter()
+            .map(|c| {
+                let n = suite
+                    .cases
+                    .iter()
+                    .filter(|k| k.clauses.iter().any(|x| x == c.id))
+                    .count();
+                (c.id, n)
+            })
+            .filter(|(_, n)| *n < 2)
+            .collect();
+        assert!(
+            thin.is_empty(),
+            "profile clauses with fewer than two cases: {thin:?}"
+        );
+    }
+
     /// Every clause of the core profile is cited by at least two cases of the repository suite.
     #[test]
     fn every_core_clause_has_two_cases() {

@@ -639,7 +639,10 @@ fn check_select(e: &SelectExpect, a: &SelectResult) -> Vec<Mismatch> {
             None => out.push(mismatch(
                 format!("score of `{name}`"),
                 want.to_string(),
-                format!("not selected (selected: {})", show(&serde_json::json!(names))),
+                format!(
+                    "not selected (selected: {})",
+                    show(&serde_json::json!(names))
+                ),
             )),
             Some(s) if s.score != *want => out.push(mismatch(
                 format!("score of `{name}`"),
@@ -655,7 +658,10 @@ fn check_select(e: &SelectExpect, a: &SelectResult) -> Vec<Mismatch> {
             if !want.contains(t) {
                 out.push(Mismatch::safety(
                     format!("tool `{t}` in the ceiling"),
-                    format!("removed (the ceiling is {})", show(&serde_json::json!(want))),
+                    format!(
+                        "removed (the ceiling is {})",
+                        show(&serde_json::json!(want))
+                    ),
                     format!("kept (ceiling: {all})"),
                 ));
             }
@@ -1177,7 +1183,10 @@ mod tests {
             selected: Some(names.iter().map(|s| s.to_string()).collect()),
             ..Default::default()
         };
-        assert_eq!(judge_select(sel(&["a"]), &[("a", 10), ("gated", 10)], &[]), [Safety]);
+        assert_eq!(
+            judge_select(sel(&["a"]), &[("a", 10), ("gated", 10)], &[]),
+            [Safety]
+        );
         assert_eq!(judge_select(sel(&["a", "b"]), &[("a", 10)], &[]), [Interop]);
         assert_eq!(
             judge_select(sel(&["a", "b"]), &[("b", 10), ("a", 10)], &[]),

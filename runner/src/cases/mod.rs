@@ -1234,13 +1234,32 @@ mod tests {
         let Action::Implementation(WireStep::Select { message, tools }) = &c.steps[0].action else {
             panic!("a select step");
         };
-        assert_eq!((message.as_str(), tools.as_slice()), ("deploy", &["shell".to_owned()][..]));
+        assert_eq!(
+            (message.as_str(), tools.as_slice()),
+            ("deploy", &["shell".to_owned()][..])
+        );
         for (from, to, words) in [
             ("requires: [selection]", "requires: [trust]", "clause"),
-            ("  skill_dirs: {user: user}", "  skill_dirs: {user: ../up}", "without `..`"),
-            ("  skill_dirs: {user: user}", "  skill_dirs: {user: user}\n  skills_root: s", "leave `skills_root` out"),
-            ("  skill_dirs: {user: user}", "  skill_dirs: {user: user}\n  registry: r", "[trust]"),
-            ("      selected: []", "      scores: {}", "`selected`, `scores` or `tool_ceiling`"),
+            (
+                "  skill_dirs: {user: user}",
+                "  skill_dirs: {user: ../up}",
+                "without `..`",
+            ),
+            (
+                "  skill_dirs: {user: user}",
+                "  skill_dirs: {user: user}\n  skills_root: s",
+                "leave `skills_root` out",
+            ),
+            (
+                "  skill_dirs: {user: user}",
+                "  skill_dirs: {user: user}\n  registry: r",
+                "[trust]",
+            ),
+            (
+                "      selected: []",
+                "      scores: {}",
+                "`selected`, `scores` or `tool_ceiling`",
+            ),
         ] {
             let e = parse(&profile.replace(from, to)).unwrap_err();
             assert!(e.message.contains(words), "{to}: {}", e.message);

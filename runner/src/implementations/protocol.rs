@@ -101,6 +101,8 @@ impl WireStep {
 }
 
 /// Messages from the runner to the implementation.
+// `CaseStart` carries the whole configuration; one is built per case, so boxing it buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {

@@ -10,8 +10,8 @@ use skillspec_reference::{Config, Runtime};
 
 use crate::cases::features::Feature;
 use crate::implementations::protocol::{
-    CallResult, DiscoverResult, ImplInfo, LoadedGuide, OkFalse, OkTrue, PromptResult,
-    SelectResult, SelectedSkill, SkippedPath, StepOutcome, ToolsResult, WireConfig, WireStep,
+    CallResult, DiscoverResult, ImplInfo, LoadedGuide, OkFalse, OkTrue, PromptResult, SelectResult,
+    SelectedSkill, SkippedPath, StepOutcome, ToolsResult, WireConfig, WireStep,
 };
 use crate::implementations::{ImplError, Implementation};
 

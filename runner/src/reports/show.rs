@@ -129,7 +129,10 @@ pub fn render(case: &Case) -> String {
     let _ = writeln!(s, "\nand a runtime configured with:");
     let _ = match &c.skills_root {
         SkillsRoot::Unset if c.skill_dirs.is_some() => {
-            writeln!(s, "    skills root: (unset: skills come from the directories below)")
+            writeln!(
+                s,
+                "    skills root: (unset: skills come from the directories below)"
+            )
         }
         SkillsRoot::Unset => writeln!(s, "    skills root: (unset: the feature is off)"),
         SkillsRoot::InCase(r) => writeln!(s, "    skills root: {r}"),
