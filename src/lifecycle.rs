@@ -388,31 +388,28 @@ pub fn install(
         ));
     };
     let archive = format!("{name}.tar");
-    let bytes = safe_fs::open_root(registry)
-        .map_err(|e| e.to_string())
-        .and_then(|reg| {
-            safe_fs::read_regular(reg.as_fd(), OsStr::new(&archive), MAX_ARCHIVE_BYTES).map_err(
-                |e| match e {
-                    LeafError::TooLarge => format!("larger than {MAX_ARCHIVE_BYTES} bytes"),
-                    other => format!("{other:?}"),
-                },
-            )
-        });
-    let bytes = match bytes {
-        Ok(b) => b,
-        Err(why) if why.starts_with("larger") => {
-            return Err(err(
-                ErrorCode::InvalidArchive,
-                format!("`{archive}` is {why}"),
-            ))
-        }
-        Err(why) => {
-            return Err(err(
-                ErrorCode::NotFound,
-                format!("no archive `{archive}` in the registry ({why})"),
-            ))
-        }
-    };
+    let registry_fd = safe_fs::open_root(registry).map_err(|e| {
+        err(
+            ErrorCode::NotFound,
+            format!("the registry cannot be opened: {e}"),
+        )
+    })?;
+    let bytes =
+        match safe_fs::read_regular(registry_fd.as_fd(), OsStr::new(&archive), MAX_ARCHIVE_BYTES) {
+            Ok(b) => b,
+            Err(LeafError::TooLarge) => {
+                return Err(err(
+                    ErrorCode::InvalidArchive,
+                    format!("`{archive}` is larger than {MAX_ARCHIVE_BYTES} bytes"),
+                ))
+            }
+            Err(why) => {
+                return Err(err(
+                    ErrorCode::NotFound,
+                    format!("no regular file `{archive}` in the registry ({why:?})"),
+                ))
+            }
+        };
     let entries = read_archive(&bytes, name)
         .map_err(|why| err(ErrorCode::InvalidArchive, format!("`{archive}`: {why}")))?;
     // Only now, with an archive that is acceptable as a whole, is anything written.
