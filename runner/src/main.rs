@@ -23,7 +23,9 @@ use skillspec_runner::implementations::adapter_server;
 use skillspec_runner::implementations::reference::{Omission, Reference, REFERENCE_FEATURES};
 use skillspec_runner::implementations::ImplError;
 use skillspec_runner::implementations::Implementation;
+use skillspec_runner::reports::merge::{self, Partition};
 use skillspec_runner::reports::show;
+use skillspec_runner::reports::view::{read_report, ReportView};
 use skillspec_runner::reports::{self, visible, RunReport, Stopped};
 
 const EXIT_FAILED: u8 = 1;
@@ -82,6 +84,10 @@ enum Command {
         /// Print every case, not only the ones that did not pass.
         #[arg(long, short)]
         verbose: bool,
+        /// Run only slice K of N of the selected cases (1 <= K <= N; a case's slice is a hash of
+        /// its id), for splitting a run across a CI matrix; `report merge` joins the slices.
+        #[arg(long, value_name = "K/N")]
+        partition: Option<Partition>,
     },
     /// List the cases and the clauses they check.
     List {
@@ -114,6 +120,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Merge partitions of a run, or render reports as Markdown or HTML.
+    Report {
+        #[command(subcommand)]
+        command: ReportCommand,
+    },
     /// Serve the reference over the adapter protocol on stdin/stdout.
     Adapter {
         /// Do not declare this optional feature (its cases become UNSUPPORTED), or leave out this
@@ -125,6 +136,43 @@ enum Command {
         /// state when first loaded need).
         #[arg(long)]
         process_per_case: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ReportCommand {
+    /// Merge the report.json files of every partition of one run (`run --partition K/N`) into
+    /// OUT_DIR/report.json and OUT_DIR/junit.xml, as one full run writes them.
+    Merge {
+        /// Where to write report.json and junit.xml.
+        out_dir: PathBuf,
+        /// The partitions' report.json files (or the directories holding them).
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+        /// Merge even when some partitions are missing (the result says which).
+        #[arg(long)]
+        allow_incomplete: bool,
+        /// The cases directory, for the cases' summaries in junit.xml (default: the reports').
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+    },
+    /// Print reports as Markdown for a CI job summary (a matrix first when there are several).
+    Markdown {
+        /// report.json files (or the directories holding them).
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+    },
+    /// Write reports as one self-contained HTML page.
+    Html {
+        /// The HTML file to write.
+        out: PathBuf,
+        /// report.json files (or the directories holding them).
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+        /// The cases directory, for each case's summary, tree and steps (default: the first
+        /// report's `cases_dir`, else ./spec-cases, else the repository's).
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
     },
 }
 
@@ -143,6 +191,7 @@ fn main() -> ExitCode {
             write_failures,
             record,
             verbose,
+            partition,
         } => run(RunArgs {
             adapter,
             cases,
@@ -155,11 +204,13 @@ fn main() -> ExitCode {
             write_failures,
             record,
             verbose,
+            partition,
         }),
         Command::List { cases, json } => list(cases, json),
         Command::Clauses { cases, json } => clauses(cases, json),
         Command::Show { id, cases } => show_case(cases, &id),
         Command::CheckTree { root, json } => check_tree(&root, json),
+        Command::Report { command } => report_command(command),
         Command::Adapter {
             without,
             process_per_case,
@@ -232,6 +283,7 @@ struct RunArgs {
     write_failures: Option<PathBuf>,
     record: Option<PathBuf>,
     verbose: bool,
+    partition: Option<Partition>,
 }
 
 fn run(args: RunArgs) -> ExitCode {
@@ -248,6 +300,21 @@ fn run(args: RunArgs) -> ExitCode {
     if selected.is_empty() {
         return usage_error("no case matches the filter");
     }
+    let partition = args
+        .partition
+        .map(|p| merge::partition_json(p, args.filter.as_deref(), &selected));
+    let selected: Vec<&Case> = match args.partition {
+        None => selected,
+        Some(p) => {
+            let all = selected.len();
+            let slice: Vec<&Case> = selected.into_iter().filter(|c| p.holds(&c.id)).collect();
+            println!(
+                "partition {p}: {} of the {all} selected case(s)",
+                slice.len()
+            );
+            slice
+        }
+    };
     let known_failures = match &args.known_failures {
         None => std::collections::BTreeSet::new(),
         Some(path) => match read_known_failures(path, &suite) {
@@ -285,7 +352,14 @@ fn run(args: RunArgs) -> ExitCode {
             match Adapter::spawn(cmd, Duration::from_secs(args.step_timeout.max(1)), record) {
                 Ok(a) => Box::new(a),
                 Err(e) => {
-                    return adapter_did_not_start(&args, &suite, &selected, known_failures, e)
+                    return adapter_did_not_start(
+                        &args,
+                        &suite,
+                        &selected,
+                        known_failures,
+                        e,
+                        partition.as_ref(),
+                    )
                 }
             }
         }
@@ -369,7 +443,7 @@ fn run(args: RunArgs) -> ExitCode {
         known_failures,
         stopped,
     };
-    finish(&args, &run_report)
+    finish(&args, &run_report, partition.as_ref())
 }
 
 fn not_run() -> CaseOutcome {
@@ -386,6 +460,7 @@ fn adapter_did_not_start(
     selected: &[&Case],
     known_failures: std::collections::BTreeSet<String>,
     error: ImplError,
+    partition: Option<&serde_json::Value>,
 ) -> ExitCode {
     let fault = match error {
         ImplError::Broken(f) => f,
@@ -413,14 +488,22 @@ fn adapter_did_not_start(
             fault: Some(fault),
         }),
     };
-    finish(args, &run_report)
+    finish(args, &run_report, partition)
 }
 
 /// Prints the summary, writes the reports and picks the exit code.
-fn finish(args: &RunArgs, run_report: &RunReport<'_>) -> ExitCode {
+fn finish(
+    args: &RunArgs,
+    run_report: &RunReport<'_>,
+    partition: Option<&serde_json::Value>,
+) -> ExitCode {
     println!("\n{}", reports::summary_text(run_report).trim_end());
     if let Some(dir) = &args.report {
-        match reports::write(run_report, dir) {
+        let written = match partition {
+            None => reports::write(run_report, dir),
+            Some(p) => merge::write_partition(run_report, dir, p),
+        };
+        match written {
             Ok(()) => println!("report written to {}", dir.display()),
             Err(e) => eprintln!(
                 "skillspec: cannot write the report to {}: {e}",
@@ -630,4 +713,139 @@ fn serve_adapter(without: &[String], process_per_case: bool) -> ExitCode {
             ExitCode::from(EXIT_FAILED)
         }
     }
+}
+
+/// `skillspec report ...`: exit 0 done, 1 the output could not be written, 2 a report could not
+/// be read or the partitions do not merge.
+fn report_command(command: ReportCommand) -> ExitCode {
+    match command {
+        ReportCommand::Merge {
+            out_dir,
+            reports,
+            allow_incomplete,
+            cases,
+        } => merge_reports(&out_dir, &reports, allow_incomplete, cases),
+        ReportCommand::Markdown { reports } => match read_views(&reports) {
+            Ok((views, _)) => emit(&reports::markdown::render(&views)),
+            Err(code) => code,
+        },
+        ReportCommand::Html {
+            out,
+            reports,
+            cases,
+        } => html_report(&out, &reports, cases),
+    }
+}
+
+/// Reads every report (exit 2 naming the first unreadable one).
+fn read_views(paths: &[PathBuf]) -> Result<(Vec<ReportView>, Vec<serde_json::Value>), ExitCode> {
+    let mut views = Vec::new();
+    let mut values = Vec::new();
+    for p in paths {
+        let v = read_report(p).map_err(usage_error)?;
+        views.push(ReportView::from_json(&p.display().to_string(), &v));
+        values.push(v);
+    }
+    Ok((views, values))
+}
+
+/// The suite for a report command: `--cases` (which must load), else the first report's
+/// `cases_dir`, ./spec-cases or the repository's, if one loads.
+fn suite_for_report(
+    cases: Option<PathBuf>,
+    first: Option<&serde_json::Value>,
+) -> Result<Result<Suite, String>, ExitCode> {
+    if let Some(dir) = cases {
+        return load_suite(Some(dir)).map(Ok);
+    }
+    let from_report = first
+        .and_then(|v| v.get("cases_dir"))
+        .and_then(serde_json::Value::as_str)
+        .map(PathBuf::from)
+        .filter(|d| d.is_dir());
+    let dir = from_report
+        .unwrap_or_else(|| local_or("spec-cases", skillspec_runner::default_cases_dir()));
+    Ok(cases::load_dir(&dir).map_err(|errors| {
+        format!(
+            "the cases directory {} did not load ({} error(s), the first: {})",
+            dir.display(),
+            errors.len(),
+            errors.first().map(|e| e.to_string()).unwrap_or_default()
+        )
+    }))
+}
+
+fn merge_reports(
+    out_dir: &Path,
+    paths: &[PathBuf],
+    allow_incomplete: bool,
+    cases: Option<PathBuf>,
+) -> ExitCode {
+    let mut inputs = Vec::new();
+    for p in paths {
+        match read_report(p) {
+            Ok(report) => inputs.push(merge::Input {
+                source: p.display().to_string(),
+                report,
+            }),
+            Err(e) => return usage_error(e),
+        }
+    }
+    let suite = match suite_for_report(cases, inputs.first().map(|i| &i.report)) {
+        Ok(s) => s.ok(),
+        Err(code) => return code,
+    };
+    let summary_of = |id: &str| {
+        suite
+            .as_ref()
+            .and_then(|s| s.cases.iter().find(|c| c.id == id))
+            .map(|c| c.summary.clone())
+    };
+    let merged = match merge::merge(&inputs, allow_incomplete, &summary_of) {
+        Ok(m) => m,
+        Err(e) => return usage_error(format!("cannot merge: {e}")),
+    };
+    let written = std::fs::create_dir_all(out_dir)
+        .and_then(|()| merge::write_json(&out_dir.join("report.json"), &merged.report))
+        .and_then(|()| std::fs::write(out_dir.join("junit.xml"), &merged.junit));
+    if let Err(e) = written {
+        eprintln!("skillspec: cannot write to {}: {e}", out_dir.display());
+        return ExitCode::from(EXIT_FAILED);
+    }
+    let mut line = format!(
+        "merged {} partition(s), {} case(s), into {}",
+        inputs.len(),
+        merged.cases,
+        out_dir.display()
+    );
+    if !merged.missing.is_empty() {
+        let missing: Vec<String> = merged.missing.iter().map(u64::to_string).collect();
+        line.push_str(&format!(
+            " (incomplete: partition(s) {} missing)",
+            missing.join(", ")
+        ));
+    }
+    println!("{line}");
+    ExitCode::SUCCESS
+}
+
+fn html_report(out: &Path, paths: &[PathBuf], cases: Option<PathBuf>) -> ExitCode {
+    let (views, values) = match read_views(paths) {
+        Ok(v) => v,
+        Err(code) => return code,
+    };
+    let suite = match suite_for_report(cases, values.first()) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let page = reports::html::render(&views, suite.as_ref().map_err(String::as_str));
+    if let Err(e) = std::fs::write(out, page) {
+        eprintln!("skillspec: cannot write {}: {e}", out.display());
+        return ExitCode::from(EXIT_FAILED);
+    }
+    if let Err(why) = &suite {
+        eprintln!("skillspec: note: the page shows no case definitions: {why}");
+    }
+    println!("wrote {}", out.display());
+    ExitCode::SUCCESS
 }

@@ -7,7 +7,11 @@
 //! name, messages and stderr can hold control characters, which must neither drive the terminal
 //! nor make the XML ill-formed.
 
+pub mod html;
+pub mod markdown;
+pub mod merge;
 pub mod show;
+pub mod view;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

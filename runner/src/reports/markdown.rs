@@ -1,0 +1,320 @@
+//! `skillspec report markdown`: one or more report.json files as GitHub-flavoured Markdown that
+//! fits a CI job summary.
+//!
+//! Per implementation: the conformance statement, the counts per area and level, then the
+//! unsafe failures, the different behaviours, and the remaining problems (failures of an
+//! unreported kind, errors, cases not run, known failures that passed), each with its case id,
+//! clauses, failing step and mismatches. Several reports also get a matrix (implementations ×
+//! areas) first.
+//!
+//! Everything taken from a report goes through [`md`]: control characters are escaped, HTML is
+//! written as entities (a job summary renders HTML), Markdown punctuation is backslash-escaped
+//! and line breaks become `<br>`, so an implementation's text cannot add markup, links or
+//! tables of its own.
+
+use std::fmt::Write as _;
+
+use super::view::{CaseView, Kind, LevelCounts, ReportView, LEVELS};
+use super::visible;
+
+/// Characters of a mismatch's expected or actual value shown before it is cut.
+pub const VALUE_CHARS: usize = 300;
+/// Cases listed per kind and implementation before the rest are only counted.
+pub const LIST_CASES: usize = 100;
+
+/// `text` as inert Markdown text (see the module docs).
+pub fn md(text: &str) -> String {
+    let text = visible(text);
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' => out.push_str("<br>"),
+            '\t' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '!' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` cut to `max` characters, saying how much was left out.
+fn cut(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(max).collect();
+    format!("{head}… ({} more characters in report.json)", n - max)
+}
+
+fn cell(c: &LevelCounts) -> String {
+    let total = c.total();
+    if total == 0 {
+        return "–".into();
+    }
+    let mut parts = Vec::new();
+    for (name, word) in [
+        ("unsafe", "unsafe"),
+        ("different", "different"),
+        ("failed", "failed"),
+        ("errored", "errored"),
+        ("not_run", "not run"),
+        ("fixed", "fixed"),
+        ("known_failures", "known"),
+        ("unsupported", "unsupported"),
+        ("skipped", "skipped"),
+    ] {
+        let n = c.get(name);
+        if n > 0 {
+            parts.push(format!("{n} {word}"));
+        }
+    }
+    let bad = c.failing() + c.get("errored") + c.get("not_run") + c.get("fixed");
+    let mark = if c.get("unsafe") > 0 {
+        "🛑"
+    } else if bad == 0 {
+        "✅"
+    } else {
+        "❌"
+    };
+    let mut s = format!("{mark} {}/{total}", c.get("passed"));
+    if !parts.is_empty() {
+        let _ = write!(s, " ({})", parts.join(", "));
+    }
+    s
+}
+
+fn area_counts(r: &ReportView, area: &str) -> LevelCounts {
+    let mut t = LevelCounts::default();
+    if let Some(by_level) = r.levels.get(area) {
+        for c in by_level.values() {
+            t.add(c);
+        }
+    }
+    t
+}
+
+/// The matrix of several reports: one row per implementation, one column per area.
+fn matrix(out: &mut String, reports: &[ReportView]) {
+    let mut areas: Vec<&str> = Vec::new();
+    for r in reports {
+        for a in r.levels.keys() {
+            if !areas.contains(&a.as_str()) {
+                areas.push(a);
+            }
+        }
+    }
+    areas.sort_unstable();
+    let _ = writeln!(out, "## Implementations × areas\n");
+    let _ = write!(out, "| implementation |");
+    for a in &areas {
+        let _ = write!(out, " {} |", md(a));
+    }
+    let _ = writeln!(out, " all |");
+    let _ = write!(out, "|---|");
+    for _ in &areas {
+        let _ = write!(out, "---|");
+    }
+    let _ = writeln!(out, "---|");
+    for r in reports {
+        let _ = write!(out, "| {} |", md(&r.title()));
+        for a in &areas {
+            let _ = write!(out, " {} |", cell(&area_counts(r, a)));
+        }
+        let _ = writeln!(out, " {} |", cell(&r.totals()));
+    }
+    let _ = writeln!(
+        out,
+        "\nEach cell: cases passed of the cases of that area, then what did not pass. 🛑 unsafe failures, ❌ other problems.\n"
+    );
+}
+
+fn case_line(out: &mut String, c: &CaseView) {
+    let _ = write!(
+        out,
+        "- **{}** ({}; clauses: {})",
+        md(&c.id),
+        c.level,
+        md(&c.clauses.join(", "))
+    );
+    if let (Some(step), Some(label)) = (c.step, &c.step_label) {
+        let _ = write!(out, ": step {step}, {}", md(label));
+        if let Some(line) = c.step_line {
+            let _ = write!(out, " (line {line})");
+        }
+    }
+    let _ = writeln!(out);
+    for m in &c.mismatches {
+        let kind = m
+            .kind
+            .as_deref()
+            .map(|k| format!(" \\[{}\\]", md(k)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  - {}{kind}: expected {}; actual {}",
+            md(&m.what),
+            md(&cut(&m.expected, VALUE_CHARS)),
+            md(&cut(&m.actual, VALUE_CHARS))
+        );
+    }
+    if let Some(e) = &c.error {
+        let _ = writeln!(out, "  - error: {}", md(&cut(e, VALUE_CHARS)));
+    }
+    if let Some(r) = &c.unanswered {
+        let _ = writeln!(out, "  - unanswered request: {}", md(r));
+    }
+    if let Some(t) = &c.adapter_stderr {
+        let tail: String = {
+            let chars: Vec<char> = t.chars().collect();
+            let from = chars.len().saturating_sub(VALUE_CHARS);
+            chars[from..].iter().collect()
+        };
+        let _ = writeln!(out, "  - end of the adapter's stderr: {}", md(&tail));
+    }
+}
+
+fn case_list(out: &mut String, heading: &str, cases: &[&CaseView]) {
+    if cases.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "### {heading} ({})\n", cases.len());
+    for c in cases.iter().take(LIST_CASES) {
+        case_line(out, c);
+    }
+    if cases.len() > LIST_CASES {
+        let _ = writeln!(
+            out,
+            "- … and {} more (see report.json)",
+            cases.len() - LIST_CASES
+        );
+    }
+    let _ = writeln!(out);
+}
+
+fn one(out: &mut String, r: &ReportView) {
+    let _ = writeln!(out, "## {}\n", md(&r.title()));
+    let _ = writeln!(out, "**{}**\n", md(&r.statement()));
+    let mut meta = format!(
+        "{} cases from {}, skillspec {}",
+        r.cases.len(),
+        md(&r.source),
+        md(&r.runner_version)
+    );
+    if let Some(p) = &r.partition {
+        let of = p.get("of").and_then(serde_json::Value::as_u64).unwrap_or(0);
+        match p.get("index").and_then(serde_json::Value::as_u64) {
+            Some(i) => {
+                let _ = write!(meta, "; partition {i}/{of} of the run");
+            }
+            None => {
+                let _ = write!(
+                    meta,
+                    "; an incomplete merge of partitions (missing: {})",
+                    md(&p.get("missing").map(|m| m.to_string()).unwrap_or_default())
+                );
+            }
+        }
+    }
+    let _ = writeln!(out, "{meta}\n");
+    if let Some(s) = &r.stopped {
+        let _ = writeln!(out, "The run stopped early: {}\n", md(s));
+    }
+    let unreported = r.totals().get("failed") > 0;
+    let _ = write!(
+        out,
+        "| area | level | passed | unsafe | different |{} known | fixed | unsupported | skipped | errored | not run |\n|---|---|---|---|---|{}---|---|---|---|---|---|\n",
+        if unreported { " failed |" } else { "" },
+        if unreported { "---|" } else { "" }
+    );
+    for (area, by_level) in &r.levels {
+        for l in LEVELS {
+            let Some(c) = by_level.get(l).filter(|c| c.total() > 0) else {
+                continue;
+            };
+            let mut row = format!(
+                "| {} | {l} | {} | {} | {} |",
+                md(area),
+                c.get("passed"),
+                c.get("unsafe"),
+                c.get("different")
+            );
+            if unreported {
+                let _ = write!(row, " {} |", c.get("failed"));
+            }
+            for name in [
+                "known_failures",
+                "fixed",
+                "unsupported",
+                "skipped",
+                "errored",
+                "not_run",
+            ] {
+                let _ = write!(row, " {} |", c.get(name));
+            }
+            let _ = writeln!(out, "{row}");
+        }
+    }
+    let _ = writeln!(out);
+    for (area, s) in &r.statements {
+        let _ = writeln!(out, "- **{}**: {}", md(area), md(s));
+    }
+    let _ = writeln!(out);
+    case_list(out, "Unsafe failures", &r.failures(Some(Kind::Unsafe)));
+    case_list(
+        out,
+        "Different behaviours",
+        &r.failures(Some(Kind::Different)),
+    );
+    case_list(out, "Failures of unreported kind", &r.failures(None));
+    let others: Vec<&CaseView> = r
+        .cases
+        .iter()
+        .filter(|c| matches!(c.verdict.as_str(), "error" | "not-run" | "fixed"))
+        .collect();
+    case_list(
+        out,
+        "Errors, cases not run, known failures that passed",
+        &others,
+    );
+}
+
+/// The Markdown of `reports` (a matrix first when there are several).
+pub fn render(reports: &[ReportView]) -> String {
+    let mut out = String::from("# skillspec conformance\n\n");
+    if reports.len() > 1 {
+        matrix(&mut out, reports);
+    }
+    for r in reports {
+        one(&mut out, r);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md_leaves_no_markup() {
+        let s = md("<script>alert(1)</script> *x* [a](b) | `c`\n# h \u{1b}[2J");
+        assert!(!s.contains('<') || s.contains("<br>"), "{s}");
+        assert!(!s.contains("<script"), "{s}");
+        assert!(s.contains("&lt;script&gt;"), "{s}");
+        assert!(s.contains("\\*x\\*") && s.contains("\\[a\\]") && s.contains("\\|"));
+        assert!(s.contains("<br>\\# h") && s.contains("\\\\u{1b}"), "{s}");
+        assert!(!s.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn cut_says_how_much_is_left_out() {
+        assert_eq!(cut("abcdef", 3), "abc… (3 more characters in report.json)");
+        assert_eq!(cut("abc", 3), "abc");
+    }
+}
