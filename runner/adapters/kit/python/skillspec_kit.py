@@ -52,6 +52,7 @@ its ``message`` which rule produced it (messages are shown in reports, never com
 from __future__ import annotations
 
 import asyncio
+import collections
 import inspect
 import json
 import math
@@ -380,10 +381,10 @@ class Runtime:
     adapter or closes its stdin in the middle of a case).
     """
 
-    name: str = "unnamed-runtime"
-    """The runtime's name, shown in reports."""
-    version: str = "0"
-    """The runtime's version (text)."""
+    name: str = ""
+    """The runtime's name, shown in reports (required: the handshake refuses an empty one)."""
+    version: Optional[str] = None
+    """The runtime's version, as text (required)."""
     language: Optional[str] = "python"
     features: Sequence[str] = ()
     """Optional features the runtime really has, from :data:`FEATURES`."""
@@ -505,9 +506,9 @@ def _describe(value: JSON) -> str:
 
 def _find_unencodable(value: JSON, path: str) -> Optional[str]:
     """Where in ``value`` a string with a lone surrogate or a non-finite number is."""
-    stack = [(value, path)]
-    while stack:
-        v, p = stack.pop(0)
+    queue = collections.deque([(value, path)])
+    while queue:
+        v, p = queue.popleft()
         if isinstance(v, str):
             try:
                 v.encode("utf-8")
@@ -519,11 +520,11 @@ def _find_unencodable(value: JSON, path: str) -> Optional[str]:
             for k, item in v.items():
                 key = ".%s" % k if isinstance(k, str) and k.isidentifier() else "[%s]" % _describe(k)
                 if isinstance(k, str):
-                    stack.append((k, "the key %s%s" % (p, key)))
-                stack.append((item, p + key))
+                    queue.append((k, "the key %s%s" % (p, key)))
+                queue.append((item, p + key))
         elif isinstance(v, (list, tuple)):
             for i, item in enumerate(v):
-                stack.append((item, "%s[%d]" % (p, i)))
+                queue.append((item, "%s[%d]" % (p, i)))
     return None
 
 

@@ -162,7 +162,7 @@ class Handshake(KitTest):
         self.assert_clean_exit(p)
 
     def test_process_per_case_is_declared(self):
-        p = self.adapter("class A(kit.Runtime):\n    name='p'\n    process_per_case=True\nkit.serve(A())\n")
+        p = self.adapter("class A(kit.Runtime):\n    name, version = 'p', '1'\n    process_per_case=True\nkit.serve(A())\n")
         self.assertIs(self.started(p)["implementation"]["process_per_case"], True)
         self.assert_clean_exit(p)
 
@@ -294,7 +294,7 @@ class Transport(KitTest):
             sys.stdout.write("no newline at import")
             logging.basicConfig(stream=sys.stdout, level=logging.INFO)
             class A(kit.Runtime):
-                name = "noisy"
+                name, version = "noisy", "0"
                 def start_case(self, config, root):
                     print("starting", root)
                     os.write(1, b"raw bytes on fd 1\\n")
@@ -326,7 +326,7 @@ class Transport(KitTest):
             """
             import subprocess
             class A(kit.Runtime):
-                name = "reader"
+                name, version = "reader", "0"
                 def tools(self):
                     child = subprocess.run(["sh", "-c", "cat"], capture_output=True, check=True).stdout
                     return [repr(sys.stdin.read()), repr(child)]
@@ -343,7 +343,7 @@ class Transport(KitTest):
             """
             import os, subprocess
             class A(kit.Runtime):
-                name = "fds"
+                name, version = "fds", "0"
                 def tools(self):
                     out = subprocess.run(["ls", "/proc/self/fd"], capture_output=True, close_fds=False).stdout
                     return sorted(out.decode().split())
@@ -362,7 +362,7 @@ class Transport(KitTest):
             """
             import os
             class A(kit.Runtime):
-                name = "bad-text"
+                name, version = "bad-text", "0"
                 def discover(self):
                     name = os.fsdecode(b"caf\\xe9")
                     return [kit.loaded(name, name, "", "")]
@@ -398,7 +398,7 @@ class Failures(KitTest):
         p = self.adapter(
             """
             class A(kit.Runtime):
-                name = "raises"
+                name, version = "raises", "0"
                 def discover(self):
                     return {}["missing-key-4711"]
                 def tools(self):
@@ -432,7 +432,7 @@ class Failures(KitTest):
         p = self.adapter(
             """
             class A(kit.Runtime):
-                name = "flaky"
+                name, version = "flaky", "0"
                 def start_case(self, config, root):
                     if config.env.get("FAIL"):
                         raise RuntimeError("cannot start")
@@ -452,7 +452,7 @@ class Failures(KitTest):
             self.assertEqual(f.read(), "ended\nended\n")
 
     def test_unimplemented_methods_answer_honestly(self):
-        p = self.adapter("class A(kit.Runtime):\n    name = 'bare'\nkit.serve(A())\n")
+        p = self.adapter("class A(kit.Runtime):\n    name, version = 'bare', '0'\nkit.serve(A())\n")
         self.started(p)
         self.case(p)
         for index, op in enumerate(("discover", "tools", "prompt", "new_turn")):
@@ -469,7 +469,7 @@ class Failures(KitTest):
         p = self.adapter(
             """
             class A(kit.Runtime):
-                name = "sloppy"
+                name, version = "sloppy", "0"
                 def discover(self):
                     return [{"id": "a", "format": "modern"}]
                 def tools(self):
@@ -501,7 +501,7 @@ class Failures(KitTest):
             """
             import asyncio
             class A(kit.Runtime):
-                name = "async"
+                name, version = "async", "0"
                 async def start_case(self, config, root):
                     self.loop = asyncio.get_running_loop()
                 async def tools(self):
@@ -519,7 +519,7 @@ class Failures(KitTest):
 class Stop(KitTest):
     def test_stop_ends_the_open_case_and_exits_without_a_word(self):
         marker = os.path.join(self.tmp.name, "ended")
-        body = "class A(kit.Runtime):\n    name='s'\n    def end_case(self):\n        open(%r, 'a').write('x')\nkit.serve(A())\n" % marker
+        body = "class A(kit.Runtime):\n    name, version = 's', '0'\n    def end_case(self):\n        open(%r, 'a').write('x')\nkit.serve(A())\n" % marker
         p = self.adapter(body)
         self.started(p)
         self.case(p)
