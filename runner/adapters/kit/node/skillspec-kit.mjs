@@ -585,7 +585,8 @@ class Session {
   }
 
   async discover() {
-    const entries = await this.invoke('discover');
+    let entries = await this.invoke('discover');
+    if (entries !== null && typeof entries === 'object' && typeof entries[Symbol.iterator] === 'function') entries = [...entries];
     if (!Array.isArray(entries)) throw new Answer(`adapter bug: discover() must return an array of loaded(...) / skipped(...) entries, got ${describe(entries)}`);
     const found = [];
     const skips = [];

@@ -236,6 +236,14 @@ describe('conversation', () => {
     await cleanExit(p);
   });
 
+  test('discover may return any iterable', async () => {
+    const p = start(`await kit.serve({ name: 'gen', version: '0', *discover() { yield kit.loaded('b', 'B', 'd', ''); yield kit.loaded('a', 'A', 'd', ''); } });`);
+    await started(p);
+    await openCase(p);
+    assert.deepEqual((await step(p, 'discover')).result.loaded.map((e) => e.id), ['b', 'a']);
+    await cleanExit(p);
+  });
+
   test('skipped entries are sent only with skip-report', async () => {
     const p = start(MINIMAL.replace("features: ['skip-report']", 'features: []'));
     await started(p);

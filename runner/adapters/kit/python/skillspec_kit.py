@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import collections.abc
 import inspect
 import json
 import math
@@ -161,6 +162,10 @@ class AdapterError(Exception):
     """Raise to answer the current request with a protocol ``error`` carrying this message (no
     traceback): the adapter cannot do what was asked (e.g. a configuration its runtime cannot
     express). The case is reported ERROR and the run goes on."""
+
+
+class _NotImplemented(NotImplementedError):
+    """Internal: raised by the defaults of :class:`Runtime` (answered without a traceback)."""
 
 
 class Unmapped(Exception):
@@ -400,16 +405,16 @@ class Runtime:
     def discover(self) -> Sequence[Entry]:
         """Scan the skills root again; return :func:`loaded` entries in the runtime's order
         (and :func:`skipped` entries, sent only with the ``skip-report`` feature)."""
-        raise NotImplementedError("discover() is not implemented by this adapter")
+        raise _NotImplemented("discover() is not implemented by this adapter")
 
     def tools(self) -> Sequence[str]:
         """The names of the tools offered to the model."""
-        raise NotImplementedError("tools() is not implemented by this adapter")
+        raise _NotImplemented("tools() is not implemented by this adapter")
 
     def prompt(self) -> Tuple[str, str]:
         """``(text, baseline)``: the system prompt, and the prompt the same runtime renders
         without the portable-skills feature (SPEC.md ``prompt.unchanged``)."""
-        raise NotImplementedError("prompt() is not implemented by this adapter")
+        raise _NotImplemented("prompt() is not implemented by this adapter")
 
     def call(self, tool: str, args: JSON) -> CallResult:
         """Call ``tool`` through the runtime's normal pipeline with ``args`` exactly as given
@@ -421,7 +426,7 @@ class Runtime:
     def new_turn(self) -> None:
         """Start a new turn (forget the calls of the current one). Not implemented by default:
         a runtime that keeps nothing per turn overrides it with a method that does nothing."""
-        raise NotImplementedError(
+        raise _NotImplemented(
             "new_turn() is not implemented by this adapter (a runtime that keeps nothing per turn overrides it to do nothing)"
         )
 
@@ -555,8 +560,8 @@ class _Session:
             raise _Answer(str(e)) from None
         except Unmapped as e:
             raise _Answer("the runtime's error is not in the adapter's mapping table (ErrorMap): %s" % e.text) from None
-        except NotImplementedError as e:
-            raise _Answer(str(e) or "%s() is not implemented by this adapter" % method) from None
+        except _NotImplemented as e:
+            raise _Answer(str(e)) from None
         except (Exception, SystemExit) as e:  # noqa: B902 - the runtime's failure is an answer
             _log("%s() raised; answering error. Traceback:" % method)
             traceback.print_exc(file=sys.stderr)
@@ -688,8 +693,9 @@ class _Session:
 
     def discover(self) -> Dict[str, JSON]:
         entries = self.invoke("discover")
-        if isinstance(entries, (str, bytes, dict)) or not isinstance(entries, (list, tuple)):
+        if isinstance(entries, (str, bytes, collections.abc.Mapping)) or not isinstance(entries, collections.abc.Iterable):
             raise _Answer("adapter bug: discover() must return a list of loaded(...) / skipped(...) entries, got %s" % _describe(entries))
+        entries = list(entries)
         found: List[Entry] = []
         skips: List[Entry] = []
         for i, e in enumerate(entries):

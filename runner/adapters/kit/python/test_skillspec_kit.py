@@ -226,6 +226,13 @@ class Conversation(KitTest):
         self.assertEqual(len(r["result"]["value"]["args"]["path"]), len(big))
         self.assert_clean_exit(p)
 
+    def test_discover_may_return_any_iterable(self):
+        p = self.adapter(MINIMAL.replace("return [kit.loaded(\"b\"", "return (e for e in [kit.loaded(\"b\"").replace("format=\"legacy\")]", "format=\"legacy\")])"))
+        self.started(p)
+        self.case(p)
+        self.assertEqual([e["id"] for e in self.step(p, "discover")["result"]["loaded"]], ["b", "a"])
+        self.assert_clean_exit(p)
+
     def test_skipped_entries_are_sent_only_with_skip_report(self):
         p = self.adapter(MINIMAL.replace('features = ["skip-report"]', "features = []"))
         self.started(p)
@@ -405,6 +412,8 @@ class Failures(KitTest):
                     sys.exit(3)
                 def prompt(self):
                     raise kit.AdapterError("this runtime has no prompt to show")
+                def call(self, tool, args):
+                    raise NotImplementedError("deep in the runtime")
                 def new_turn(self):
                     pass
             kit.serve(A())
@@ -419,6 +428,8 @@ class Failures(KitTest):
         self.assertIn("sys.exit(3)", r["message"])
         r = self.step(p, "prompt", seq=9, index=3)
         self.assertEqual(r["message"], "this runtime has no prompt to show")
+        r = self.step(p, "call", seq=9, index=5, tool="t", args={})
+        self.assertIn("call() raised NotImplementedError: deep in the runtime", r["message"])
         self.assertEqual(self.step(p, "new_turn", seq=9, index=4)["result"], {})
         self.assertEqual(p.ask({"type": "case_end", "seq": 9})["type"], "case_ended")
         self.assert_clean_exit(p)
