@@ -531,8 +531,13 @@ impl Schemas {
         response["$defs"]["step_result"]["properties"]["result"] = json!({});
         let results = doc("protocol/step-result.schema.json")?;
         let one = |base: &Value, def: &str, path: &str| -> Result<jsonschema::Validator, String> {
+            // The one definition, so that errors name the field at fault (a `oneOf` of all of
+            // them only says that none matched).
             let mut d = base.clone();
-            d["oneOf"] = json!([{ "$ref": format!("#/$defs/{def}") }]);
+            if let Some(map) = d.as_object_mut() {
+                map.remove("oneOf");
+            }
+            d["$ref"] = json!(format!("#/$defs/{def}"));
             jsonschema::validator_for(&d).map_err(|e| format!("{path} ({def}): {e}"))
         };
         let mut s = Schemas {
@@ -938,7 +943,11 @@ impl Probe {
             );
             return Err(self.broken(format!("answered {what} with `{kind}`")));
         }
-        let errors = self.schemas.response_errors(expected, &answer);
+        let mut errors = self.schemas.response_errors(expected, &answer);
+        if expected == "started" {
+            // A wrong version has its own diagnosis.
+            errors.retain(|e| !e.starts_with("at /protocol_version:"));
+        }
         self.schema_problem(what, expected, errors);
         for key in ["seq", "index"] {
             let Some(sent) = request.get(key) else {

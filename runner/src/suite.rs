@@ -224,8 +224,10 @@ pub fn fixtures_for(explicit: Option<PathBuf>, cases: Option<&Path>) -> io::Resu
         });
     }
     let dir = crate::execution::live::create_root(|| {
+        use std::os::unix::fs::PermissionsExt as _;
         tempfile::Builder::new()
             .prefix("skillspec-fixtures-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
     })?;
     let fixtures = Fixtures {
