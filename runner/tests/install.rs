@@ -544,8 +544,8 @@ fn smoke_diagnoses_a_result_of_the_wrong_shape() {
         t.contains("a step result does not match protocol/step-result.schema.json"),
         "{t}"
     );
-    assert!(t.contains("'skills' was unexpected"), "{t}");
-    assert!(t.contains("\"loaded\" is a required property"), "{t}");
+    assert!(t.contains("at /: `skills` is not allowed here"), "{t}");
+    assert!(t.contains("at /: `loaded` is required and missing"), "{t}");
 }
 
 #[test]
