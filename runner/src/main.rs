@@ -294,16 +294,19 @@ fn run(args: RunArgs) -> ExitCode {
     }
     // The embedded fixtures, when used, live in a private temporary directory until this
     // value is dropped at the end of the run (or a signal removes it).
-    let fixtures =
-        match skillspec_runner::suite::fixtures_for(args.fixtures.clone(), args.cases.as_deref()) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!(
-                    "skillspec: cannot write the embedded fixtures to a temporary directory: {e}"
-                );
-                return ExitCode::from(EXIT_FAILED);
-            }
-        };
+    let fixtures = match skillspec_runner::suite::fixtures_for(
+        args.fixtures.clone(),
+        args.cases.as_deref(),
+        skillspec_runner::suite::copies_fixtures(selected.iter().copied()),
+    ) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!(
+                "skillspec: cannot write the embedded fixtures to a temporary directory: {e}"
+            );
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
     let opts = RunOptions {
         temp_prefix: "skillspec-".into(),
         fixtures: fixtures.path().to_path_buf(),

@@ -1322,7 +1322,11 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
                     .join(", ")
             }
         )?;
-        let fixtures = crate::suite::fixtures_for(None, None)?;
+        let fixtures = crate::suite::fixtures_for(
+            None,
+            None,
+            crate::suite::copies_fixtures(cases.iter().map(|(c, _)| c)),
+        )?;
         let run_opts = RunOptions {
             fixtures: fixtures.path().to_path_buf(),
             python: opts.python.clone(),

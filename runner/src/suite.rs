@@ -8,8 +8,9 @@
 //! `embedded:spec-cases/<area>/<file>.yaml` in messages and reports (`skillspec export` writes
 //! them to `spec-cases/<area>/<file>.yaml`). `copy:` fixtures come from `--fixtures DIR`, else
 //! from the `fixtures/` beside an explicit cases directory, else from the embedded fixtures,
-//! written once per run into a private temporary directory that is removed when the run ends
-//! (also on SIGINT/SIGTERM: it is registered with [`crate::execution::live`]).
+//! written once per run (only when a selected case copies one) into a private temporary
+//! directory that is removed when the run ends (also on SIGINT/SIGTERM: it is registered with
+//! [`crate::execution::live`]).
 //!
 //! The suite's version ([`VERSION`], the repository's `SUITE_VERSION` file) follows semver:
 //! major when the case format, the protocol or the meaning of a clause changes; minor when cases
@@ -179,6 +180,7 @@ pub fn is_semver(v: &str) -> bool {
 /// (removed on drop).
 pub struct Fixtures {
     path: PathBuf,
+    embedded: bool,
     extracted: Option<tempfile::TempDir>,
 }
 
@@ -189,7 +191,7 @@ impl Fixtures {
 
     /// Whether these are the embedded fixtures.
     pub fn is_embedded(&self) -> bool {
-        self.extracted.is_some()
+        self.embedded
     }
 }
 
@@ -203,13 +205,35 @@ impl Drop for Fixtures {
     }
 }
 
+/// Whether any of `cases` copies a fixture (in its tree or in a `write` step).
+pub fn copies_fixtures<'a>(cases: impl IntoIterator<Item = &'a cases::Case>) -> bool {
+    use crate::cases::fixture::{EntryKind, Tree};
+    let copies = |t: &Tree| {
+        t.entries
+            .iter()
+            .any(|e| matches!(e.kind, EntryKind::Copy(_)))
+    };
+    cases.into_iter().any(|c| {
+        copies(&c.tree)
+            || c.steps
+                .iter()
+                .any(|s| matches!(&s.action, cases::Action::Write(t) if copies(t)))
+    })
+}
+
 /// The fixtures a run uses: `explicit` when given; else `fixtures/` beside an explicit cases
 /// directory when it exists; else the embedded fixtures, written into a private temporary
-/// directory (mode 0700) that lives as long as the returned value.
-pub fn fixtures_for(explicit: Option<PathBuf>, cases: Option<&Path>) -> io::Result<Fixtures> {
+/// directory (mode 0700) that lives as long as the returned value, when `needed` (a selected
+/// case copies a fixture; else nothing is written and the path names no directory).
+pub fn fixtures_for(
+    explicit: Option<PathBuf>,
+    cases: Option<&Path>,
+    needed: bool,
+) -> io::Result<Fixtures> {
     if let Some(path) = explicit {
         return Ok(Fixtures {
             path,
+            embedded: false,
             extracted: None,
         });
     }
@@ -220,6 +244,14 @@ pub fn fixtures_for(explicit: Option<PathBuf>, cases: Option<&Path>) -> io::Resu
     {
         return Ok(Fixtures {
             path: beside,
+            embedded: false,
+            extracted: None,
+        });
+    }
+    if !needed {
+        return Ok(Fixtures {
+            path: PathBuf::from("embedded:fixtures"),
+            embedded: true,
             extracted: None,
         });
     }
@@ -232,6 +264,7 @@ pub fn fixtures_for(explicit: Option<PathBuf>, cases: Option<&Path>) -> io::Resu
     })?;
     let fixtures = Fixtures {
         path: dir.path().join("fixtures"),
+        embedded: true,
         extracted: Some(dir),
     };
     let root = fixtures.path.parent().map(Path::to_path_buf);
@@ -408,7 +441,7 @@ mod tests {
 
     #[test]
     fn embedded_fixtures_live_as_long_as_the_run() {
-        let fixtures = fixtures_for(None, None).unwrap();
+        let fixtures = fixtures_for(None, None, true).unwrap();
         assert!(fixtures.is_embedded());
         let path = fixtures.path().to_path_buf();
         assert_eq!(
@@ -425,9 +458,20 @@ mod tests {
         }
         drop(fixtures);
         assert!(!path.exists());
-        let explicit = fixtures_for(Some("/x".into()), None).unwrap();
+        let explicit = fixtures_for(Some("/x".into()), None, true).unwrap();
         assert_eq!(explicit.path(), Path::new("/x"));
         assert!(!explicit.is_embedded());
+        // Nothing is written for a run that copies no fixture.
+        let unneeded = fixtures_for(None, None, false).unwrap();
+        assert!(unneeded.is_embedded() && !unneeded.path().exists());
+        let suite = load_embedded().unwrap();
+        assert!(copies_fixtures(&suite.cases));
+        let without: Vec<&cases::Case> = suite
+            .cases
+            .iter()
+            .filter(|c| !copies_fixtures([*c]))
+            .collect();
+        assert!(!without.is_empty() && without.len() < suite.cases.len());
     }
 
     #[test]
