@@ -927,6 +927,7 @@ pub fn to_json(report: &RunReport<'_>) -> Value {
         "runner": {"name": "skillspec", "version": env!("CARGO_PKG_VERSION")},
         "implementation": report.implementation,
         "cases_dir": report.cases_dir,
+        "suite": crate::suite::report_entry(&report.cases_dir),
         "known_failures": report.known_failures,
         "summary": counts(&report.totals()),
         "areas": areas,
