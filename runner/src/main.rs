@@ -810,7 +810,10 @@ fn suite_for_report(
         .filter(|d| d.is_dir());
     let Some(dir) = from_report else {
         return Ok(skillspec_runner::suite::load_embedded().map_err(|errors| {
-            format!("the embedded suite did not load ({} error(s))", errors.len())
+            format!(
+                "the embedded suite did not load ({} error(s))",
+                errors.len()
+            )
         }));
     };
     Ok(cases::load_dir(&dir).map_err(|errors| {
