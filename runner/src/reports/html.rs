@@ -28,7 +28,7 @@ use std::fmt::Write as _;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
-use super::view::ReportView;
+use super::view::{cut, ReportView};
 use super::{clause_level, level_word, visible, CaseResult, LevelCounts, Verdict, LEVELS};
 use crate::cases::clauses::CLAUSES;
 use crate::cases::Suite;
@@ -37,18 +37,26 @@ use crate::execution::{FailureKind, Status};
 /// Characters of one expected/actual value, error or stderr shown before it is cut.
 pub const VALUE_CHARS: usize = 20_000;
 
+/// `c` as the entity it must be written as in HTML text and attribute values, if it must.
+pub fn entity(c: char) -> Option<&'static str> {
+    match c {
+        '&' => Some("&amp;"),
+        '<' => Some("&lt;"),
+        '>' => Some("&gt;"),
+        '"' => Some("&quot;"),
+        '\'' => Some("&#39;"),
+        _ => None,
+    }
+}
+
 /// `text` escaped for HTML text and attribute values.
 pub fn esc(text: &str) -> String {
     let text = visible(text);
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+        match entity(c) {
+            Some(e) => out.push_str(e),
+            None => out.push(c),
         }
     }
     out
@@ -66,18 +74,6 @@ pub fn anchor(text: &str) -> String {
         }
     }
     out
-}
-
-fn cut(text: &str) -> String {
-    let n = text.chars().count();
-    if n <= VALUE_CHARS {
-        return text.to_owned();
-    }
-    let head: String = text.chars().take(VALUE_CHARS).collect();
-    format!(
-        "{head}\n… ({} more characters in report.json)",
-        n - VALUE_CHARS
-    )
 }
 
 const CSS: &str = r#"
@@ -594,7 +590,7 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
 }
 
 fn pre(text: &str) -> String {
-    format!("<pre>{}</pre>", esc(&cut(text)))
+    format!("<pre>{}</pre>", esc(&cut(text, VALUE_CHARS)))
 }
 
 fn outcome(out: &mut String, r: &ReportView, c: &CaseResult<'_>) {

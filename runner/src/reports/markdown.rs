@@ -14,7 +14,8 @@
 
 use std::fmt::Write as _;
 
-use super::view::ReportView;
+use super::html::entity;
+use super::view::{cut, ReportView};
 use super::{level_word, visible, CaseResult, LevelCounts, LEVELS};
 use crate::execution::{FailureKind, Status};
 
@@ -28,10 +29,11 @@ pub fn md(text: &str) -> String {
     let text = visible(text);
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
+        if let Some(e) = entity(c) {
+            out.push_str(e);
+            continue;
+        }
         match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
             '\n' => out.push_str("<br>"),
             '\t' => out.push(' '),
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '!' | '$' => {
@@ -42,16 +44,6 @@ pub fn md(text: &str) -> String {
         }
     }
     out
-}
-
-/// `text` cut to `max` characters, saying how much was left out.
-fn cut(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
-        return text.to_owned();
-    }
-    let head: String = text.chars().take(max).collect();
-    format!("{head}… ({} more characters in report.json)", n - max)
 }
 
 fn cell(c: &LevelCounts) -> String {
@@ -267,11 +259,5 @@ mod tests {
         assert!(s.contains("\\*x\\*") && s.contains("\\[a\\]") && s.contains("\\|"));
         assert!(s.contains("<br>\\# h") && s.contains("\\\\u{1b}"), "{s}");
         assert!(!s.contains('\u{1b}'));
-    }
-
-    #[test]
-    fn cut_says_how_much_is_left_out() {
-        assert_eq!(cut("abcdef", 3), "abc… (3 more characters in report.json)");
-        assert_eq!(cut("abc", 3), "abc");
     }
 }

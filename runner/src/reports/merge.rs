@@ -390,6 +390,61 @@ pub fn merge(
 mod tests {
     use super::*;
 
+    /// The only partition of a run of one slice, as `run --partition 1/1` writes it, with a
+    /// pass and a failure explained by a missing tool, the failure without its summary (as an
+    /// earlier runner wrote it).
+    fn only_partition() -> Input {
+        let cases = json!([
+            {"id": "read.a", "summary": "A reads.", "file": "a.yaml", "line": 1, "area": "read",
+             "clauses": ["read.scope"], "status": "pass", "verdict": "pass", "duration_ms": 2},
+            {"id": "run.b", "file": "b.yaml", "line": 1, "area": "run", "clauses": ["run.success"],
+             "status": "fail", "verdict": "fail", "duration_ms": 3, "step": 1, "step_line": 4,
+             "step_label": "call skill_run_script", "mismatches": [
+                {"what": "call outcome", "expected": "success", "actual": "error unknown_tool",
+                 "kind": "interop", "missing_tool": "skill_run_script"}]},
+        ]);
+        let run = from_json(
+            &json!({"implementation": {"name": "x", "version": "1", "features": []},
+            "cases_dir": "c", "known_failures": [], "cases": cases}),
+        )
+        .expect("a run");
+        let mut report = to_json(&run);
+        report["partition"] = json!({"index": 1, "of": 1, "selected": 2, "filter": null,
+                                     "suite": format!("sha256:{}", "0".repeat(64))});
+        Input {
+            source: "p1".into(),
+            report,
+        }
+    }
+
+    #[test]
+    fn a_merge_is_written_by_the_functions_a_run_writes_with() {
+        let input = only_partition();
+        let summary_of = |id: &str| (id == "run.b").then(|| "B runs.".to_owned());
+        let merged = merge(std::slice::from_ref(&input), false, &summary_of).expect("merges");
+        let run = from_json(&merged.report).expect("reads back");
+        assert_eq!(merged.report, to_json(&run));
+        assert_eq!(merged.junit, junit(&run).expect("junit"));
+        assert_eq!(merged.report["cases"][1]["summary"], "B runs.");
+        assert!(merged.junit.contains("FAIL run.b\n  DIFFERENT: safe, but not the specified answer (skill_run_script is missing)\n  B runs.\n"), "{}", merged.junit);
+        assert_eq!(
+            merged.report["conformance"]["areas"]["run"]["statement"],
+            "run: not implemented (skill_run_script missing in the one case run)"
+        );
+    }
+
+    #[test]
+    fn a_verdict_that_does_not_follow_from_its_case_is_refused() {
+        let mut input = only_partition();
+        input.report["cases"][0]["verdict"] = json!("known-failure");
+        let e = merge(&[input], false, &|_| None).err().expect("refused");
+        assert_eq!(e, "p1: case `read.a` has verdict `known-failure`, but its status `pass` and the known-failures list make it `pass`");
+        let mut input = only_partition();
+        input.report["summary"]["passed"] = json!(2);
+        let e = merge(&[input], false, &|_| None).err().expect("refused");
+        assert_eq!(e, "p1: its summary does not match its cases");
+    }
+
     #[test]
     fn partitions_parse_and_refuse() {
         assert_eq!(

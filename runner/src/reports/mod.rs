@@ -1264,6 +1264,52 @@ mod tests {
     }
 
     #[test]
+    fn report_json_reads_back_into_the_run_it_was_written_from() {
+        use crate::implementations::RequestId;
+        let f = Fixture::new();
+        // A listed failure and a listed case that passed (fixed), besides every other result.
+        let mut r = f.report(&["r.pass", "r.different"]);
+        let fault = Fault {
+            message: "broke".into(),
+            unanswered: Some(RequestId {
+                kind: "step",
+                seq: Some(3),
+                index: Some(1),
+            }),
+            stderr_tail: Some("Traceback\n  boom\n".into()),
+        };
+        r.results[0].1 = CaseOutcome {
+            status: Status::Skipped("needs a runner that is not root".into()),
+            duration: Duration::from_millis(12),
+        };
+        r.results[1].1 = outcome(Status::Error {
+            message: "the adapter broke\nsecond line".into(),
+            broken: true,
+            fault: Some(fault.clone()),
+        });
+        r.stopped = Some(Stopped {
+            reason: "it kept breaking".into(),
+            fault: Some(fault),
+        });
+        r.implementation.language = Some("rust".into());
+        r.implementation.unknown_features = vec!["from-the-future".into()];
+        let written = to_json(&r);
+        let back = json::from_json(&written).expect("reads back");
+        assert_eq!(to_json(&back), written);
+        assert_eq!(junit(&back).unwrap(), junit(&r).unwrap());
+        assert_eq!(summary_text(&back), summary_text(&r));
+        // What only the mismatches' `missing_tool` tells survives the trip.
+        assert_eq!(
+            back.conformance().areas["run"].statement("run"),
+            "run: not implemented (skill_run_script missing in all 2 cases run; 1 UNSUPPORTED (needs tool-allowlist))"
+        );
+        assert_eq!(back.results[0].0.summary.as_deref(), Some("s."));
+        assert!(junit(&back)
+            .unwrap()
+            .contains("unanswered request: `step` seq 3 index 1"));
+    }
+
+    #[test]
     fn junit_failures_say_unsafe_or_different() {
         let f = Fixture::new();
         let junit = junit(&f.report(&[])).unwrap();

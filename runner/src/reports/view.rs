@@ -15,6 +15,16 @@ use super::json::from_json;
 use super::{result_line, CaseResult, Conformance, LevelCounts, RunReport, Verdict};
 use crate::execution::FailureKind;
 
+/// `text` cut to `max` characters, saying how much was left out.
+pub fn cut(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(max).collect();
+    format!("{head}… ({} more characters in report.json)", n - max)
+}
+
 /// One report.json, read back.
 #[derive(Debug, Clone)]
 pub struct ReportView {
@@ -151,6 +161,12 @@ mod tests {
         assert!(r
             .result()
             .starts_with("result: FAILED. 1 unsafe; 0 safe but different;"));
+    }
+
+    #[test]
+    fn cut_says_how_much_is_left_out() {
+        assert_eq!(cut("abcdef", 3), "abc… (3 more characters in report.json)");
+        assert_eq!(cut("abc", 3), "abc");
     }
 
     #[test]
