@@ -39,7 +39,7 @@ const MAX_FUTILE_RESTARTS: usize = 3;
 #[derive(Parser)]
 #[command(
     name = "skillspec",
-    version,
+    version = skillspec_runner::suite::version_text(),
     about = "Conformance suite and reference runtime for SKILL.md skill runtimes"
 )]
 struct Cli {
@@ -54,10 +54,11 @@ enum Command {
         /// A command that starts an implementation speaking the adapter protocol (run by /bin/sh).
         #[arg(long, value_name = "CMD")]
         adapter: Option<String>,
-        /// The directory of case files (default: ./spec-cases, else the repository's).
+        /// The directory of case files (default: the suite embedded in this program).
         #[arg(long, value_name = "DIR")]
         cases: Option<PathBuf>,
-        /// Where `copy:` fixtures live (default: ./fixtures, else the repository's).
+        /// Where `copy:` fixtures live (default: the `fixtures` directory beside `--cases DIR`
+        /// when there is one, else the embedded fixtures).
         #[arg(long, value_name = "DIR")]
         fixtures: Option<PathBuf>,
         /// Only cases whose id or clause ids match (substring, or a glob with `*`).
@@ -138,6 +139,28 @@ enum Command {
         #[arg(long)]
         process_per_case: bool,
     },
+    /// Check an adapter with a few trivial cases and say in plain words what is wrong with it
+    /// (exit 0 usable, 1 usable but a smoke case failed, 3 not usable).
+    Smoke {
+        /// The command that starts the adapter (run by /bin/sh).
+        #[arg(long, value_name = "CMD")]
+        adapter: String,
+        /// Seconds to wait for any one answer, the handshake included.
+        #[arg(long, value_name = "SECS", default_value_t = 10)]
+        timeout: u64,
+        /// The Python interpreter for helpers (default: the real executable behind python3).
+        #[arg(long, value_name = "PATH")]
+        python: Option<PathBuf>,
+    },
+    /// Write the embedded suite (spec-cases/, fixtures/, SPEC.md, PROTOCOL.md, the schemas,
+    /// SUITE_VERSION) into DIR.
+    Export {
+        /// The directory to write into (created if missing).
+        dir: PathBuf,
+        /// Overwrite files that already exist.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -216,6 +239,12 @@ fn main() -> ExitCode {
             without,
             process_per_case,
         } => serve_adapter(&without, process_per_case),
+        Command::Smoke {
+            adapter,
+            timeout,
+            python,
+        } => smoke(adapter, timeout, python),
+        Command::Export { dir, force } => export(&dir, force),
     }
 }
 
@@ -241,19 +270,18 @@ fn usage_error(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-/// `./NAME` when it exists, else the compiled-in repository directory.
-fn local_or(name: &str, compiled: PathBuf) -> PathBuf {
-    let local = PathBuf::from(name);
-    if local.is_dir() {
-        local
-    } else {
-        compiled
-    }
-}
-
+/// `--cases DIR`, else the suite embedded in this program (never the source tree's directory:
+/// an installed program must not depend on it).
 fn load_suite(cases: Option<PathBuf>) -> Result<Suite, ExitCode> {
-    let dir =
-        cases.unwrap_or_else(|| local_or("spec-cases", skillspec_runner::default_cases_dir()));
+    let Some(dir) = cases else {
+        return skillspec_runner::suite::load_embedded().map_err(|errors| {
+            for e in &errors {
+                eprintln!("{e}");
+            }
+            eprintln!("skillspec: the embedded suite does not load; this program is broken");
+            ExitCode::from(EXIT_USAGE)
+        });
+    };
     if !dir.is_dir() {
         return Err(usage_error(format!(
             "the cases directory {} does not exist",
@@ -329,17 +357,29 @@ fn run(args: RunArgs) -> ExitCode {
         // Without a usable python3 the script cases fail with spawn_failed, which says why.
         Err(_) => PathBuf::from("python3"),
     };
-    let opts = RunOptions {
-        temp_prefix: "skillspec-".into(),
-        fixtures: args
-            .fixtures
-            .clone()
-            .unwrap_or_else(|| local_or("fixtures", skillspec_runner::default_fixtures_dir())),
-        python,
-    };
     if let Err(e) = skillspec_runner::execution::live::install_signal_handlers() {
         eprintln!("skillspec: cannot handle SIGINT/SIGTERM: {e}");
     }
+    // The embedded fixtures, when used, live in a private temporary directory until this
+    // value is dropped at the end of the run (or a signal removes it).
+    let fixtures = match skillspec_runner::suite::fixtures_for(
+        args.fixtures.clone(),
+        args.cases.as_deref(),
+        skillspec_runner::suite::copies_fixtures(selected.iter().copied()),
+    ) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!(
+                "skillspec: cannot write the embedded fixtures to a temporary directory: {e}"
+            );
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let opts = RunOptions {
+        temp_prefix: "skillspec-".into(),
+        fixtures: fixtures.path().to_path_buf(),
+        python,
+    };
     let mut imp: Box<dyn Implementation> = match &args.adapter {
         None => Box::new(Reference::default()),
         Some(cmd) => {
@@ -369,9 +409,14 @@ fn run(args: RunArgs) -> ExitCode {
     println!(
         "running {} case(s) from {} against {}",
         selected.len(),
-        suite.root.display(),
+        visible(&skillspec_runner::suite::describe_source(
+            args.cases.as_deref()
+        )),
         visible(&format!("{} {}", info.name, info.version))
     );
+    if args.cases.is_none() && Path::new("spec-cases").is_dir() {
+        println!("(./spec-cases is not used: pass --cases spec-cases to run it)");
+    }
     if let Some(warning) =
         skillspec_runner::cases::features::unknown_warning(&info.unknown_features)
     {
@@ -441,6 +486,7 @@ fn run(args: RunArgs) -> ExitCode {
     let run_report = RunReport {
         implementation: info,
         cases_dir: suite.root.display().to_string(),
+        suite: skillspec_runner::suite::report_entry(&suite.root.display().to_string()),
         results,
         known_failures,
         stopped,
@@ -483,6 +529,7 @@ fn adapter_did_not_start(
             process_per_case: false,
         },
         cases_dir: suite.root.display().to_string(),
+        suite: skillspec_runner::suite::report_entry(&suite.root.display().to_string()),
         results: selected
             .iter()
             .map(|c| (ReportCase::from(*c), not_run()))
@@ -751,7 +798,7 @@ fn read_views(paths: &[PathBuf]) -> Result<(Vec<ReportView>, Vec<serde_json::Val
 }
 
 /// The suite for a report command: `--cases` (which must load), else the first report's
-/// `cases_dir`, ./spec-cases or the repository's, if one loads.
+/// `cases_dir` when it is a directory here, else the embedded suite.
 fn suite_for_report(
     cases: Option<PathBuf>,
     first: Option<&serde_json::Value>,
@@ -764,8 +811,14 @@ fn suite_for_report(
         .and_then(serde_json::Value::as_str)
         .map(PathBuf::from)
         .filter(|d| d.is_dir());
-    let dir = from_report
-        .unwrap_or_else(|| local_or("spec-cases", skillspec_runner::default_cases_dir()));
+    let Some(dir) = from_report else {
+        return Ok(skillspec_runner::suite::load_embedded().map_err(|errors| {
+            format!(
+                "the embedded suite did not load ({} error(s))",
+                errors.len()
+            )
+        }));
+    };
     Ok(cases::load_dir(&dir).map_err(|errors| {
         format!(
             "the cases directory {} did not load ({} error(s), the first: {})",
@@ -846,4 +899,48 @@ fn html_report(out: &Path, paths: &[PathBuf], cases: Option<PathBuf>) -> ExitCod
     }
     println!("wrote {}", out.display());
     ExitCode::SUCCESS
+}
+
+fn smoke(adapter: String, timeout: u64, python: Option<PathBuf>) -> ExitCode {
+    let python = match python::resolve(python.as_deref()) {
+        Ok(p) => p,
+        Err(e) if python.is_some() => return usage_error(e),
+        Err(_) => PathBuf::from("python3"),
+    };
+    if let Err(e) = skillspec_runner::execution::live::install_signal_handlers() {
+        eprintln!("skillspec: cannot handle SIGINT/SIGTERM: {e}");
+    }
+    let opts = skillspec_runner::smoke::Options {
+        command: adapter,
+        timeout: Duration::from_secs(timeout.max(1)),
+        python,
+    };
+    let mut stdout = std::io::stdout().lock();
+    match skillspec_runner::smoke::run(&opts, &mut stdout) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_FAILED),
+        Err(e) => {
+            eprintln!("skillspec smoke: {e}");
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}
+
+fn export(dir: &Path, force: bool) -> ExitCode {
+    match skillspec_runner::suite::export(dir, force) {
+        Ok(done) => {
+            let replaced = if done.replaced > 0 {
+                format!(" ({} replaced)", done.replaced)
+            } else {
+                String::new()
+            };
+            emit(&format!(
+                "wrote {} files of suite {}{replaced} to {}\n",
+                done.files,
+                skillspec_runner::suite::VERSION,
+                dir.display()
+            ))
+        }
+        Err(e) => usage_error(format!("export: {e}")),
+    }
 }

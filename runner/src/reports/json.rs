@@ -139,6 +139,7 @@ pub fn to_json(report: &RunReport) -> Value {
         "runner": {"name": "skillspec", "version": env!("CARGO_PKG_VERSION")},
         "implementation": report.implementation,
         "cases_dir": report.cases_dir,
+        "suite": report.suite,
         "known_failures": report.known_failures,
         "summary": counts_json(&report.totals()),
         "areas": areas,
@@ -366,9 +367,15 @@ pub fn from_json(v: &Value) -> Result<RunReport, String> {
             Some(Stopped { reason, fault })
         }
     };
+    let cases_dir = text(v, "cases_dir")?;
     Ok(RunReport {
         implementation,
-        cases_dir: text(v, "cases_dir")?,
+        // What the run found; for an earlier runner's report, what this one finds now.
+        suite: match v.get("suite") {
+            Some(s) if s.is_object() => s.clone(),
+            _ => crate::suite::report_entry(&cases_dir),
+        },
+        cases_dir,
         results,
         known_failures,
         stopped,

@@ -575,6 +575,9 @@ impl From<&Case> for ReportCase {
 pub struct RunReport {
     pub implementation: ImplInfo,
     pub cases_dir: String,
+    /// The `suite` object of report.json: the version of the suite the run ran, as
+    /// [`crate::suite::report_entry`] found it when the run began.
+    pub suite: Value,
     /// In the order of the run (the suite's: by id).
     pub results: Vec<(ReportCase, CaseOutcome)>,
     /// Case ids the implementation is known to fail (`--known-failures`).
@@ -1093,6 +1096,7 @@ mod tests {
                 process_per_case: false,
             },
             cases_dir: "cases".into(),
+            suite: crate::suite::report_entry("cases"),
             results: results
                 .into_iter()
                 .map(|(c, o)| (ReportCase::from(c), o))
