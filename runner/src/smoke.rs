@@ -1346,7 +1346,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
             writeln!(out, "case {:<28} {word}", case.id)?;
             if !matches!(outcome.status, Status::Pass) {
                 if !outcome.status.is_broken() {
-                    for line in crate::reports::describe(case, &outcome).lines() {
+                    for line in crate::reports::describe(&case.into(), &outcome).lines() {
                         writeln!(out, "    {line}")?;
                     }
                     writeln!(out, "    hint: {hint}")?;
