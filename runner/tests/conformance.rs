@@ -27,7 +27,10 @@ fn main() {
                 let outcome = run_case(&c, &mut Reference::default(), &o, 1);
                 match outcome.status {
                     Status::Pass => Ok(()),
-                    _ => Err(Failed::from(reports::describe(&c, &outcome))),
+                    _ => Err(Failed::from(reports::describe(
+                        &reports::ReportCase::from(&c),
+                        &outcome,
+                    ))),
                 }
             })
             .with_kind(case.area.clone())
