@@ -123,6 +123,16 @@ fn mutate(case: &mut Case) -> bool {
             }
         }
         Some(OutcomeExpect::Prompt(p)) => p.contains.push("\u{1}mutant".into()),
+        Some(OutcomeExpect::Select(e)) => {
+            // Claim one more selected skill, or another score, or one more tool kept.
+            if let Some(selected) = &mut e.selected {
+                selected.push("mutant-skill".into());
+            } else if let Some(score) = e.scores.values_mut().next() {
+                *score += 1;
+            } else if let Some(ceiling) = &mut e.tool_ceiling {
+                ceiling.push("mutant_tool".into());
+            }
+        }
         Some(OutcomeExpect::Call(c)) => {
             c.ok = None;
             c.error = Some(ErrorExpect {
