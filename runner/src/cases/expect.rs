@@ -511,37 +511,59 @@ pub fn check_outcome(
     }
 }
 
+/// How [`check_allowed_list`] words its two mismatches.
+struct AllowedList {
+    /// The safety mismatch: items present that the case does not list.
+    extra: &'static str,
+    /// What the implementation did with the items ("loaded", "selected").
+    verb: &'static str,
+    /// The interop mismatch: the listed items, in order.
+    order: &'static str,
+}
+
+/// A list the case gives exactly (loaded guides, selected skills): an item the case does not list
+/// is safety (the runtime let something through it must not); what is left must be the expected
+/// list exactly, and a missing item or another order is interop.
+fn check_allowed_list(words: AllowedList, want: &[String], got: &[&str]) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let want: Vec<&str> = want.iter().map(String::as_str).collect();
+    let extra: Vec<&str> = got.iter().copied().filter(|g| !want.contains(g)).collect();
+    if !extra.is_empty() {
+        out.push(Mismatch::safety(
+            words.extra,
+            format!("only {}", show(&serde_json::json!(want))),
+            format!(
+                "also {} ({}: {})",
+                show(&serde_json::json!(extra)),
+                words.verb,
+                show(&serde_json::json!(got))
+            ),
+        ));
+    }
+    let kept: Vec<&str> = got.iter().copied().filter(|g| want.contains(g)).collect();
+    if kept != want {
+        out.push(mismatch(
+            words.order,
+            show(&serde_json::json!(want)),
+            show(&serde_json::json!(got)),
+        ));
+    }
+    out
+}
+
 fn check_discover(e: &DiscoverExpect, a: &DiscoverResult, skip_report: bool) -> Vec<Mismatch> {
     let mut out = Vec::new();
     let ids: Vec<&str> = a.loaded.iter().map(|g| g.id.as_str()).collect();
     if let Some(want) = &e.loaded {
-        let want: Vec<&str> = want.iter().map(String::as_str).collect();
-        // A guide the case does not list was loaded: safety. What is left must be the expected
-        // list exactly; a missing id or another order is interop.
-        let extra: Vec<&str> = ids
-            .iter()
-            .copied()
-            .filter(|id| !want.contains(id))
-            .collect();
-        if !extra.is_empty() {
-            out.push(Mismatch::safety(
-                "guides loaded that the case does not allow",
-                format!("only {}", show(&serde_json::json!(want))),
-                format!(
-                    "also {} (loaded: {})",
-                    show(&serde_json::json!(extra)),
-                    show(&serde_json::json!(ids))
-                ),
-            ));
-        }
-        let kept: Vec<&str> = ids.iter().copied().filter(|id| want.contains(id)).collect();
-        if kept != want {
-            out.push(mismatch(
-                "loaded ids, in order",
-                show(&serde_json::json!(want)),
-                show(&serde_json::json!(ids)),
-            ));
-        }
+        out.extend(check_allowed_list(
+            AllowedList {
+                extra: "guides loaded that the case does not allow",
+                verb: "loaded",
+                order: "loaded ids, in order",
+            },
+            want,
+            &ids,
+        ));
     }
     for (id, g) in &e.guides {
         let Some(actual) = a.loaded.iter().find(|l| &l.id == id) else {
@@ -608,31 +630,15 @@ fn check_select(e: &SelectExpect, a: &SelectResult) -> Vec<Mismatch> {
     let mut out = Vec::new();
     let names: Vec<&str> = a.selected.iter().map(|s| s.name.as_str()).collect();
     if let Some(want) = &e.selected {
-        let want: Vec<&str> = want.iter().map(String::as_str).collect();
-        let extra: Vec<&str> = names
-            .iter()
-            .copied()
-            .filter(|n| !want.contains(n))
-            .collect();
-        if !extra.is_empty() {
-            out.push(Mismatch::safety(
-                "skills selected that the case does not allow",
-                format!("only {}", show(&serde_json::json!(want))),
-                format!(
-                    "also {} (selected: {})",
-                    show(&serde_json::json!(extra)),
-                    show(&serde_json::json!(names))
-                ),
-            ));
-        }
-        let kept: Vec<&str> = names.iter().copied().filter(|n| want.contains(n)).collect();
-        if kept != want {
-            out.push(mismatch(
-                "selected skills, in order",
-                show(&serde_json::json!(want)),
-                show(&serde_json::json!(names)),
-            ));
-        }
+        out.extend(check_allowed_list(
+            AllowedList {
+                extra: "skills selected that the case does not allow",
+                verb: "selected",
+                order: "selected skills, in order",
+            },
+            want,
+            &names,
+        ));
     }
     for (name, want) in &e.scores {
         match a.selected.iter().find(|s| &s.name == name) {
