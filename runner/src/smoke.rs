@@ -20,9 +20,9 @@
 
 use std::fmt::Write as _;
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ExitStatus};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -284,14 +284,7 @@ struct Proc {
 
 impl Proc {
     fn spawn(command: &str) -> io::Result<Proc> {
-        let mut cmd = Command::new("/bin/sh");
-        cmd.arg("-c")
-            .arg(command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let mut child = live::spawn_group(&mut cmd)?;
+        let mut child = live::spawn_shell_group(command)?;
         let pid = Pid::from_child(&child);
         let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
         let stdin = child.stdin.take();

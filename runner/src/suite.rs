@@ -68,67 +68,31 @@ pub fn file(path: &str) -> Option<&'static EmbeddedFile> {
 /// The embedded cases, parsed from memory, sorted by id; every error is returned, as
 /// [`cases::load_dir`] does for a directory.
 pub fn load_embedded() -> Result<Suite, Vec<CaseError>> {
-    let mut cases: Vec<cases::Case> = Vec::new();
-    let mut errors = Vec::new();
-    for f in FILES {
-        let Some(rel) = f.path.strip_prefix("spec-cases/") else {
-            continue;
-        };
+    let sources = FILES.iter().filter_map(|f| {
+        let rel = f.path.strip_prefix("spec-cases/")?;
         if !(rel.ends_with(".yaml") || rel.ends_with(".yml")) {
-            continue;
+            return None;
         }
-        let name = PathBuf::from(format!("embedded:{}", f.path));
         // The directory below spec-cases/, as `load_dir` names areas.
         let area = match rel.split_once('/') {
             Some((first, _)) => first,
             None => "root",
         };
-        let text = match std::str::from_utf8(f.bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                errors.push(CaseError {
-                    file: name,
-                    line: None,
-                    message: format!("cannot read: not UTF-8 ({e})"),
-                });
-                continue;
-            }
-        };
-        match cases::parse_case(&name, area, text) {
-            Ok(case) => {
-                if let Some(other) = cases.iter().find(|c| c.id == case.id) {
-                    errors.push(CaseError {
-                        file: case.file.clone(),
-                        line: Some(case.line),
-                        message: format!(
-                            "duplicate case id `{}` (also in {}:{})",
-                            case.id,
-                            other.file.display(),
-                            other.line
-                        ),
-                    });
-                } else {
-                    cases.push(case);
-                }
-            }
-            Err(e) => errors.push(e),
-        }
-    }
-    if cases.is_empty() && errors.is_empty() {
-        errors.push(CaseError {
-            file: PathBuf::from(EMBEDDED_ROOT),
-            line: None,
-            message: "no case files were embedded".into(),
-        });
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    cases.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(Suite {
-        root: PathBuf::from(EMBEDDED_ROOT),
-        cases,
-    })
+        let text = std::str::from_utf8(f.bytes)
+            .map(str::to_owned)
+            .map_err(|e| format!("cannot read: not UTF-8 ({e})"));
+        Some(cases::CaseSource {
+            file: PathBuf::from(format!("embedded:{}", f.path)),
+            area: area.to_owned(),
+            text,
+        })
+    });
+    cases::assemble(
+        PathBuf::from(EMBEDDED_ROOT),
+        sources,
+        Vec::new(),
+        "no case files were embedded",
+    )
 }
 
 /// Where a run's cases come from, in the words of the run header.

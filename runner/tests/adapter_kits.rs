@@ -4,19 +4,12 @@
 //! runtime prints to stdout from everywhere, a child process included, and when it asks for a
 //! process per case. Needs `python3` and `node` (Node 18 or later).
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{repo, schema};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn schema(name: &str) -> Value {
-    let path = repo().join("protocol").join(name);
-    serde_json::from_slice(&std::fs::read(path).expect("schema exists")).expect("schema is JSON")
-}
 
 /// Checks every recorded message against the schemas; returns the number of step results.
 fn check_traffic(record: &Path) -> usize {

@@ -1,33 +1,11 @@
 //! The `skillspec` program end to end: exit codes, adapter parity, failure reports, check-tree.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::{bin, repo, skillspec, text};
+use std::path::Path;
+use std::process::Command;
 
 use skillspec_runner::cases::fixture::{self, Tree};
-
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_skillspec"))
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn skillspec(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn summary(report_dir: &Path) -> serde_json::Value {
     let report: serde_json::Value = serde_json::from_slice(

@@ -1,12 +1,10 @@
 //! `skillspec check-tree` (the reference's discovery) on skill trees built to exhaust it: its peak
 //! memory stays bounded and linear whatever the tree holds.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::bin;
+use std::path::Path;
 use std::process::{Command, Stdio};
-
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_skillspec"))
-}
 
 /// Runs `command` to completion and returns its exit code, its stdout, and its peak resident set
 /// size in KiB (from the kernel's accounting of that one child).

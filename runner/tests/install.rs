@@ -3,6 +3,8 @@
 //! an empty tmpfs), runs the embedded suite, exports it byte for byte, and names no path into the
 //! source tree. And `skillspec smoke` against adapters broken in one way each.
 
+mod common;
+use common::text;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -13,14 +15,6 @@ fn repo() -> PathBuf {
         .join("..")
         .canonicalize()
         .expect("the repository exists")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// A copied binary and the directories it is run with, all temporary.

@@ -9,6 +9,8 @@
 //! bound is, if anything, conservative. Each run also has a 2 GiB address-space limit, so that
 //! a runner that buffers without bound fails a test instead of exhausting the machine.
 
+mod common;
+use common::{bin, repo};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -21,14 +23,6 @@ const MAX_RSS_KIB: i64 = 100 * 1024;
 /// What a broken adapter may cost beyond its step timeout: the bounded shutdown (stop, SIGTERM,
 /// SIGKILL: 3 s at most) and slack for a loaded machine.
 const MARGIN: Duration = Duration::from_secs(6);
-
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_skillspec"))
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// `python3 tests/adapters/NAME args...`, quoted for `/bin/sh`.
 fn adapter(name_and_args: &str) -> String {

@@ -1,17 +1,12 @@
 //! The adapter protocol as documented: every message of a whole suite run through
 //! `skillspec adapter` (recorded with `--record`) is valid against `protocol/*.schema.json`.
 
+mod common;
+use common::schema;
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
-
-fn schema(name: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../protocol")
-        .join(name);
-    serde_json::from_slice(&std::fs::read(path).expect("schema exists")).expect("schema is JSON")
-}
 
 #[test]
 fn recorded_traffic_matches_the_schemas() {

@@ -2,35 +2,12 @@
 //! `report merge` (equal to a full run; refusals with exit 2), `report markdown` and
 //! `report html` (escaping, matrix shape).
 
+mod common;
+use common::{bin, repo, skillspec, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 use skillspec_runner::reports::merge::{self, slice_of, Input};
-
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_skillspec"))
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn skillspec(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn p(path: &Path) -> &str {
     path.to_str().expect("temporary paths are UTF-8")

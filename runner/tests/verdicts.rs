@@ -5,18 +5,12 @@
 //! unsafe; and every `safety:` mark of the repository's cases turns a wrong value of the marked
 //! field into an unsafe failure. Each run uses a few small cases in its own temporary directory.
 
+mod common;
+use common::{bin, repo};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_skillspec"))
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// `python3 tests/adapters/NAME`.
 fn adapter(name: &str) -> String {

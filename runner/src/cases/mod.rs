@@ -1057,8 +1057,7 @@ pub fn load_dir(dir: &Path) -> Result<Suite, Vec<CaseError>> {
     let mut errors = Vec::new();
     collect_files(dir, &mut files, &mut errors);
     files.sort();
-    let mut cases: Vec<Case> = Vec::new();
-    for file in files {
+    let sources = files.into_iter().map(|file| {
         let area = file
             .strip_prefix(dir)
             .ok()
@@ -1070,18 +1069,49 @@ pub fn load_dir(dir: &Path) -> Result<Suite, Vec<CaseError>> {
                     .map(|_| first.as_os_str().to_string_lossy().into_owned())
             })
             .unwrap_or_else(|| "root".into());
-        let text = match std::fs::read_to_string(&file) {
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read: {e}"));
+        CaseSource { file, area, text }
+    });
+    assemble(
+        dir.to_path_buf(),
+        sources,
+        errors,
+        "no case files (*.yaml) found",
+    )
+}
+
+/// One case file for [`assemble`]: its name in messages, its area (the directory below the
+/// suite's root, or `root`), and its text or why it could not be read.
+pub struct CaseSource {
+    pub file: PathBuf,
+    pub area: String,
+    pub text: Result<String, String>,
+}
+
+/// Parses each source as one case into a suite rooted at `root`, sorted by id: every error is
+/// kept (the `errors` found before, unreadable files, bad cases, ids used twice), and a suite
+/// with no case at all is the error `empty`. Whether the files came from a directory or from the
+/// binary, they are judged alike.
+pub fn assemble(
+    root: PathBuf,
+    sources: impl IntoIterator<Item = CaseSource>,
+    mut errors: Vec<CaseError>,
+    empty: &str,
+) -> Result<Suite, Vec<CaseError>> {
+    let mut cases: Vec<Case> = Vec::new();
+    for source in sources {
+        let text = match source.text {
             Ok(t) => t,
-            Err(e) => {
+            Err(message) => {
                 errors.push(CaseError {
-                    file: file.clone(),
+                    file: source.file,
                     line: None,
-                    message: format!("cannot read: {e}"),
+                    message,
                 });
                 continue;
             }
         };
-        match parse_case(&file, &area, &text) {
+        match parse_case(&source.file, &source.area, &text) {
             Ok(case) => {
                 if let Some(other) = cases.iter().find(|c| c.id == case.id) {
                     errors.push(CaseError {
@@ -1103,19 +1133,16 @@ pub fn load_dir(dir: &Path) -> Result<Suite, Vec<CaseError>> {
     }
     if cases.is_empty() && errors.is_empty() {
         errors.push(CaseError {
-            file: dir.to_path_buf(),
+            file: root.clone(),
             line: None,
-            message: "no case files (*.yaml) found".into(),
+            message: empty.into(),
         });
     }
     if !errors.is_empty() {
         return Err(errors);
     }
     cases.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(Suite {
-        root: dir.to_path_buf(),
-        cases,
-    })
+    Ok(Suite { root, cases })
 }
 
 fn collect_files(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<CaseError>) {

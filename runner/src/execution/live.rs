@@ -9,8 +9,9 @@
 //! case root, and exits with 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
 
 use std::io;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -51,6 +52,19 @@ pub fn spawn_group(command: &mut Command) -> io::Result<Child> {
     let child = command.spawn()?;
     live.groups.push(Pid::from_child(&child));
     Ok(child)
+}
+
+/// Starts an adapter command line under `/bin/sh -c`, with piped stdin, stdout and stderr, in a
+/// process group of its own, and registers that group (what `run` and `smoke` both start).
+pub fn spawn_shell_group(command_line: &str) -> io::Result<Child> {
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg(command_line)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    spawn_group(&mut cmd)
 }
 
 /// The group led by `pid` is gone (its leader reaped, the rest killed).

@@ -13,8 +13,7 @@
 
 use std::io;
 use std::os::fd::OwnedFd;
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec};
@@ -129,14 +128,7 @@ pub fn preview(bytes: &[u8]) -> String {
 impl Transport {
     /// Starts `command` under `/bin/sh -c` in a new process group.
     pub fn spawn(command: &str) -> io::Result<Transport> {
-        let mut cmd = Command::new("/bin/sh");
-        cmd.arg("-c")
-            .arg(command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let mut child = live::spawn_group(&mut cmd)?;
+        let mut child = live::spawn_shell_group(command)?;
         let pid = Pid::from_child(&child);
         let mut t = Transport {
             pid,
