@@ -40,6 +40,55 @@ pub enum OutcomeExpect {
     Select(SelectExpect),
 }
 
+impl OutcomeExpect {
+    /// This expectation with `{root}` in its texts replaced by the case root (the absolute
+    /// directories profile `hitl` reports). Only call and prompt expectations hold such texts.
+    pub fn with_root(&self, root: &str) -> OutcomeExpect {
+        let text = |t: &String| t.replace("{root}", root);
+        let fields = |m: &BTreeMap<String, Matcher>| -> BTreeMap<String, Matcher> {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.with_root(root)))
+                .collect()
+        };
+        match self {
+            OutcomeExpect::Call(c) => OutcomeExpect::Call(CallExpect {
+                safety: c.safety.clone(),
+                ok: c.ok.as_ref().map(fields),
+                error: c.error.as_ref().map(|e| ErrorExpect {
+                    code: e.code.clone(),
+                    fields: fields(&e.fields),
+                }),
+                asked: c.asked.as_ref().map(|qs| qs.iter().map(fields).collect()),
+            }),
+            OutcomeExpect::Prompt(p) => OutcomeExpect::Prompt(PromptExpect {
+                safety: p.safety.clone(),
+                contains: p.contains.iter().map(text).collect(),
+                not_contains: p.not_contains.iter().map(text).collect(),
+                occurrences: p
+                    .occurrences
+                    .iter()
+                    .map(|(k, n)| (text(k), *n))
+                    .collect(),
+                same_as_baseline: p.same_as_baseline,
+            }),
+            other => other.clone(),
+        }
+    }
+}
+
+fn value_with_root(v: &Value, root: &str) -> Value {
+    match v {
+        Value::String(s) => Value::String(s.replace("{root}", root)),
+        Value::Array(items) => Value::Array(items.iter().map(|i| value_with_root(i, root)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), value_with_root(v, root)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// What `select` (profile `selection`) must report. Each key is optional; at least one.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -168,6 +217,11 @@ pub struct CallExpect {
     /// The call fails with this code (and these fields match).
     #[serde(default)]
     pub error: Option<ErrorExpect>,
+    /// Profile `hitl`: the questions the runtime asked the human during the call, exactly this
+    /// many and in this order, each with these fields (`tool`, `skill`, `script`, `args`). A
+    /// question missing (or about another call) where the script ran is a safety mismatch.
+    #[serde(default)]
+    pub asked: Option<Vec<BTreeMap<String, Matcher>>>,
 }
 
 /// An expected error: a code, optionally with field matchers.
@@ -234,25 +288,25 @@ pub enum Matcher {
 }
 
 /// The operations of a matcher mapping, e.g. `{contains: "x", length: 3}`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MatchOps {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub equals: Option<Value>,
     /// Substring of a string, or element of a list.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contains: Option<OneOrMany>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_contains: Option<OneOrMany>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub starts_with: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_with: Option<String>,
     /// Bytes of a string (UTF-8), or elements of a list.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
     /// Whether the field is there at all.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub present: Option<bool>,
 }
 
@@ -358,6 +412,34 @@ impl Matcher {
                     }
                 }
                 Ok(())
+            }
+        }
+    }
+}
+
+impl Matcher {
+    /// This matcher with `{root}` in its texts replaced by `root`.
+    pub fn with_root(&self, root: &str) -> Matcher {
+        match self {
+            Matcher::Exact(v) => Matcher::Exact(value_with_root(v, root)),
+            Matcher::Ops(ops) => {
+                let many = |o: &Option<OneOrMany>| {
+                    o.as_ref().map(|o| match o {
+                        OneOrMany::Many(v) => {
+                            OneOrMany::Many(v.iter().map(|i| value_with_root(i, root)).collect())
+                        }
+                        OneOrMany::One(v) => OneOrMany::One(value_with_root(v, root)),
+                    })
+                };
+                Matcher::Ops(Box::new(MatchOps {
+                    equals: ops.equals.as_ref().map(|v| value_with_root(v, root)),
+                    contains: many(&ops.contains),
+                    not_contains: many(&ops.not_contains),
+                    starts_with: ops.starts_with.as_ref().map(|t| t.replace("{root}", root)),
+                    ends_with: ops.ends_with.as_ref().map(|t| t.replace("{root}", root)),
+                    length: ops.length,
+                    present: ops.present,
+                }))
             }
         }
     }
@@ -846,6 +928,77 @@ fn missing_spec_tool<'t>(
 }
 
 fn check_call(e: &CallExpect, tool: Option<&str>, a: &CallResult) -> Vec<Mismatch> {
+    let mut out = check_call_outcome(e, tool, a);
+    if let Some(want) = &e.asked {
+        out.extend(check_asked(want, a));
+    }
+    out
+}
+
+/// Compares the questions a call asked the human (profile `hitl`) with the expected ones. Where
+/// the script ran (a success, or an execution code), an expected question that is missing or
+/// differs is a safety mismatch: the script ran without the approval the case requires. Any
+/// other difference is interop.
+fn check_asked(want: &[BTreeMap<String, Matcher>], a: &CallResult) -> Vec<Mismatch> {
+    let asked = a.asked();
+    let ran = match a {
+        CallResult::Ok { .. } => true,
+        CallResult::Err { error, .. } => error
+            .get("code")
+            .and_then(Value::as_str)
+            .is_some_and(|c| EXECUTION_CODES.contains(&c)),
+    };
+    let mut failed = asked.len() != want.len();
+    let mut unasked = false;
+    for (i, fields) in want.iter().enumerate() {
+        let Some(q) = asked.get(i).and_then(Value::as_object) else {
+            failed = true;
+            unasked = true;
+            continue;
+        };
+        if fields.iter().any(|(k, m)| m.check(q.get(k)).is_err()) {
+            failed = true;
+            unasked = true;
+        }
+    }
+    if !failed {
+        return Vec::new();
+    }
+    let expected = format!(
+        "{} question(s): [{}]",
+        want.len(),
+        want.iter()
+            .map(|f| {
+                f.iter()
+                    .map(|(k, m)| format!("{k} {}", describe_matcher(m)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .map(|t| format!("{{{t}}}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let actual = show(&Value::Array(asked.to_vec()));
+    vec![if ran && unasked {
+        Mismatch::safety(
+            "questions asked to the human (the script ran)",
+            expected,
+            actual,
+        )
+    } else {
+        mismatch("questions asked to the human", expected, actual)
+    }]
+}
+
+/// A matcher in words, for a report.
+fn describe_matcher(m: &Matcher) -> String {
+    match m {
+        Matcher::Exact(v) => show(v),
+        Matcher::Ops(ops) => show(&serde_json::to_value(ops.as_ref()).unwrap_or(Value::Null)),
+    }
+}
+
+fn check_call_outcome(e: &CallExpect, tool: Option<&str>, a: &CallResult) -> Vec<Mismatch> {
     let mut out = Vec::new();
     match (e, a) {
         (
