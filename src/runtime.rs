@@ -121,7 +121,10 @@ impl Runtime {
 
     /// Profile `hitl`: the tools its host offers (none without the profile).
     pub fn offered_hitl_tools(&self) -> Vec<hitl::HitlTool> {
-        self.config.hitl.as_ref().map_or_else(Vec::new, hitl::offered)
+        self.config
+            .hitl
+            .as_ref()
+            .map_or_else(Vec::new, hitl::offered)
     }
 
     /// Scans the skills root again (a reload); the turn memory is kept. With the profile, its

@@ -64,11 +64,7 @@ impl OutcomeExpect {
                 safety: p.safety.clone(),
                 contains: p.contains.iter().map(text).collect(),
                 not_contains: p.not_contains.iter().map(text).collect(),
-                occurrences: p
-                    .occurrences
-                    .iter()
-                    .map(|(k, n)| (text(k), *n))
-                    .collect(),
+                occurrences: p.occurrences.iter().map(|(k, n)| (text(k), *n)).collect(),
                 same_as_baseline: p.same_as_baseline,
             }),
             other => other.clone(),
@@ -79,7 +75,9 @@ impl OutcomeExpect {
 fn value_with_root(v: &Value, root: &str) -> Value {
     match v {
         Value::String(s) => Value::String(s.replace("{root}", root)),
-        Value::Array(items) => Value::Array(items.iter().map(|i| value_with_root(i, root)).collect()),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|i| value_with_root(i, root)).collect())
+        }
         Value::Object(m) => Value::Object(
             m.iter()
                 .map(|(k, v)| (k.clone(), value_with_root(v, root)))
@@ -1401,5 +1399,104 @@ mod tests {
         assert!(list.check(Some(&json!(["a", "b", "c"]))).is_ok());
         assert!(list.check(Some(&json!(["a", "c"]))).is_err());
         assert!(list.check(Some(&json!("ab"))).is_ok());
+    }
+
+    /// Profile `hitl`: a question missing where the script ran is unsafe; where nothing ran, or
+    /// where the runtime asked once too often, it is interop.
+    #[test]
+    fn asked_questions_are_judged_by_whether_the_script_ran() {
+        const RUN_HITL: &str = "run_skill_script";
+        let q = json!({"tool": RUN_HITL, "skill": "alpha", "script": "scripts/x.py", "args": []});
+        let other =
+            json!({"tool": RUN_HITL, "skill": "alpha", "script": "scripts/y.py", "args": []});
+        let expect = |ok: bool| {
+            if ok {
+                json!({"ok": {"exit_code": 0}, "asked": [{"skill": "alpha", "script": "scripts/x.py", "args": []}]})
+            } else {
+                json!({"error": "denied", "asked": [{"skill": "alpha", "script": "scripts/x.py"}]})
+            }
+        };
+        let ran = |asked: Value| json!({"ok": true, "value": {"exit_code": 0}, "asked": asked});
+        let denied =
+            |asked: Value| json!({"ok": false, "error": {"code": "denied"}, "asked": asked});
+        // As expected.
+        assert_eq!(judge_call(RUN_HITL, expect(true), ran(json!([q]))), []);
+        assert_eq!(judge_call(RUN_HITL, expect(false), denied(json!([q]))), []);
+        // Ran without asking, or asked about another script: unsafe (an absent `asked` is none).
+        assert_eq!(
+            judge_call(RUN_HITL, expect(true), ran(json!([]))),
+            [(Safety, None)]
+        );
+        assert_eq!(
+            judge_call(
+                RUN_HITL,
+                expect(true),
+                json!({"ok": true, "value": {"exit_code": 0}})
+            ),
+            [(Safety, None)]
+        );
+        assert_eq!(
+            judge_call(RUN_HITL, expect(true), ran(json!([other]))),
+            [(Safety, None)]
+        );
+        // Also when the run ended in a timeout (it was started).
+        assert_eq!(
+            judge_call(
+                RUN_HITL,
+                json!({"error": "timeout", "asked": [{"skill": "alpha"}]}),
+                json!({"ok": false, "error": {"code": "timeout"}, "asked": []})
+            ),
+            [(Safety, None)]
+        );
+        // Refused without asking, or asked twice before running: safe but different.
+        assert_eq!(
+            judge_call(RUN_HITL, expect(false), denied(json!([]))),
+            [(Interop, None)]
+        );
+        assert_eq!(
+            judge_call(RUN_HITL, expect(true), ran(json!([q, q]))),
+            [(Interop, None)]
+        );
+        // Asked about a call that is then refused by its path.
+        assert_eq!(
+            judge_call(
+                RUN_HITL,
+                json!({"error": "invalid_path", "asked": []}),
+                json!({"ok": false, "error": {"code": "invalid_path"}, "asked": [q]})
+            ),
+            [(Interop, None)]
+        );
+    }
+
+    #[test]
+    fn root_is_substituted_in_expected_texts() {
+        let e = expect_call(json!({
+            "ok": {"directory": "{root}/skills/a", "output": {"starts_with": "{root}/", "contains": ["{root}"]}},
+            "asked": [{"script": {"equals": "{root}/x"}}]
+        }))
+        .with_root("/tmp/case");
+        let OutcomeExpect::Call(c) = e else {
+            panic!("a call expectation")
+        };
+        let ok = c.ok.unwrap();
+        assert!(ok["directory"]
+            .check(Some(&json!("/tmp/case/skills/a")))
+            .is_ok());
+        assert!(ok["directory"]
+            .check(Some(&json!("{root}/skills/a")))
+            .is_err());
+        assert!(ok["output"].check(Some(&json!("/tmp/case/out"))).is_ok());
+        assert!(c.asked.unwrap()[0]["script"]
+            .check(Some(&json!("/tmp/case/x")))
+            .is_ok());
+        let p = OutcomeExpect::Prompt(PromptExpect {
+            contains: vec!["dir {root}/a".into()],
+            ..Default::default()
+        })
+        .with_root("/r");
+        let OutcomeExpect::Prompt(p) = p else {
+            panic!("a prompt expectation")
+        };
+        assert_eq!(p.contains, ["dir /r/a"]);
     }
 }

@@ -1371,6 +1371,62 @@ mod tests {
     }
 
     #[test]
+    fn hitl_config_defaults_and_needs_its_feature() {
+        let hitl = "id: t.h\nsummary: A case.\nclauses: [hitl.confirm]\nrequires: [hitl]\nconfig:\n  hitl: {}\nsteps:\n  - call: {tool: run_skill_script, args: {skill: a, script: x.py}}\n    expect:\n      error: denied\n      asked: [{skill: a}]\n";
+        let c = parse(hitl).unwrap();
+        assert_eq!(
+            c.config.hitl,
+            Some(CaseHitl {
+                enabled: true,
+                script_tool_allowed: false,
+                session: Session::Interactive,
+                answers: Vec::new(),
+                timeout_ms: None,
+            })
+        );
+        let c = parse(&hitl.replace(
+            "hitl: {}",
+            "hitl: {enabled: false, script_tool_allowed: true, session: non-interactive, answers: [approve, deny], timeout_ms: 300}",
+        ))
+        .unwrap();
+        let h = c.config.hitl.unwrap();
+        assert_eq!(
+            (
+                h.enabled,
+                h.script_tool_allowed,
+                h.session,
+                h.answers,
+                h.timeout_ms
+            ),
+            (
+                false,
+                true,
+                Session::NonInteractive,
+                vec![Answer::Approve, Answer::Deny],
+                Some("300".to_owned())
+            )
+        );
+        for (from, to, words) in [
+            ("hitl: {}", "hitl: {answers: [maybe]}", "maybe"),
+            ("hitl: {}", "hitl: {session: tty}", "tty"),
+            ("hitl: {}", "hitl: {timeout_ms: [1]}", "hitl.timeout_ms"),
+            ("config:\n  hitl: {}\n", "", "add `config.hitl`"),
+        ] {
+            let e = parse(&hitl.replace(from, to)).unwrap_err();
+            assert!(e.message.contains(words), "{to}: {}", e.message);
+        }
+        // Without the feature neither the configuration nor `asked` may appear.
+        let core = hitl.replace(
+            "clauses: [hitl.confirm]\nrequires: [hitl]\n",
+            "clauses: [run.order]\n",
+        );
+        let e = parse(&core).unwrap_err();
+        assert!(e.message.contains("requires: [hitl]"), "{}", e.message);
+        let e = parse(&core.replace("config:\n  hitl: {}\n", "")).unwrap_err();
+        assert!(e.message.contains("`asked`"), "{}", e.message);
+    }
+
+    #[test]
     fn repeats_are_bounded_per_case_before_allocating() {
         let read = |times: u64| {
             format!(

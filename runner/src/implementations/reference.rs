@@ -260,11 +260,8 @@ impl Implementation for Reference {
             config.replay = None;
         }
         self.runtime = Some(Runtime::start(config));
-        self.human = ScriptedHuman::new(
-            wire.hitl
-                .as_ref()
-                .map_or(&[][..], |h| h.answers.as_slice()),
-        );
+        self.human =
+            ScriptedHuman::new(wire.hitl.as_ref().map_or(&[][..], |h| h.answers.as_slice()));
         Ok(())
     }
 
