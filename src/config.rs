@@ -41,6 +41,9 @@ pub struct Config {
     pub registry: Option<PathBuf>,
     /// Profile `selection`: how many skills may be active and the token budget they share.
     pub selection: crate::selection::Limits,
+    /// Profile `hitl`: the approval-gated script host. With it the core's tools and prompt
+    /// section give way to the profile's.
+    pub hitl: Option<crate::hitl::HitlConfig>,
 }
 
 impl Default for Config {
@@ -58,6 +61,7 @@ impl Default for Config {
             skill_dirs: None,
             registry: None,
             selection: crate::selection::Limits::default(),
+            hitl: None,
         }
     }
 }
@@ -69,13 +73,17 @@ impl Config {
     /// [`DEFAULT_TIMEOUT_MS`]. A typo can neither disable the limit nor make every call time out
     /// at once.
     pub fn timeout_ms(&self) -> u64 {
-        self.timeout_ms
-            .as_deref()
-            .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|t| t.parse::<u64>().ok())
-            .filter(|ms| (1..=MAX_TIMEOUT_MS).contains(ms))
-            .unwrap_or(DEFAULT_TIMEOUT_MS)
+        parse_timeout_ms(self.timeout_ms.as_deref())
     }
+}
+
+/// A timeout setting read by the rules of SPEC.md `run.timeout` (also used by `hitl.timeout`).
+pub fn parse_timeout_ms(setting: Option<&str>) -> u64 {
+    setting
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|t| t.parse::<u64>().ok())
+        .filter(|ms| (1..=MAX_TIMEOUT_MS).contains(ms))
+        .unwrap_or(DEFAULT_TIMEOUT_MS)
 }
 
 #[cfg(test)]

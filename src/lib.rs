@@ -15,10 +15,13 @@
 //! - [`tools`], [`runtime`], [`prompt`], [`config`], [`interpreter`]: the host around them.
 //! - [`selection`], [`trust`], [`lifecycle`], [`profile`]: the `selection` and `trust` profile
 //!   (activation scoring, trust directories and the tool ceiling, the lifecycle tools).
+//! - [`hitl`]: the `hitl` profile (`read_skill`, `read_skill_file`, the human-confirmed
+//!   `run_skill_script`).
 
 pub mod config;
 pub mod discovery;
 pub mod frontmatter;
+pub mod hitl;
 pub mod interpreter;
 pub mod legacy;
 pub mod lifecycle;

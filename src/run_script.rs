@@ -78,7 +78,7 @@ fn invalid_args(message: impl Into<String>) -> ToolError {
 
 /// Checks the `args` argument: a list of at most 32 strings of at most 4096 bytes without
 /// control characters. A missing `args` is an empty list.
-fn check_args(obj: &Map<String, Value>) -> Result<Vec<String>, ToolError> {
+pub fn check_args(obj: &Map<String, Value>) -> Result<Vec<String>, ToolError> {
     let Some(value) = obj.get("args") else {
         return Ok(Vec::new());
     };

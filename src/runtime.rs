@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::discovery::{self, Discovery};
+use crate::hitl;
 use crate::interpreter::{self, InterpreterError};
 use crate::lifecycle::LifecycleTool;
 use crate::profile::{Profile, Selection};
@@ -99,14 +100,31 @@ impl Runtime {
             .collect()
     }
 
-    /// The names of every tool offered to the model: the core tools, then the profile's.
+    /// The names of every tool offered to the model: the core tools, then the profiles'.
     pub fn offered_tool_names(&self) -> Vec<&'static str> {
         let core = self.offered_tools().into_iter().map(ToolName::as_str);
         let profile = self
             .offered_lifecycle_tools()
             .into_iter()
             .map(LifecycleTool::as_str);
-        core.chain(profile).collect()
+        let hitl = self
+            .offered_hitl_tools()
+            .into_iter()
+            .map(hitl::HitlTool::as_str);
+        core.chain(profile).chain(hitl).collect()
+    }
+
+    /// Whether the runtime is profile `hitl`'s host (skills enabled or not).
+    pub fn is_hitl_host(&self) -> bool {
+        self.config.hitl.is_some()
+    }
+
+    /// Profile `hitl`: the tools its host offers (none without the profile).
+    pub fn offered_hitl_tools(&self) -> Vec<hitl::HitlTool> {
+        self.config
+            .hitl
+            .as_ref()
+            .map_or_else(Vec::new, hitl::offered)
     }
 
     /// Scans the skills root again (a reload); the turn memory is kept. With the profile, its
@@ -119,6 +137,10 @@ impl Runtime {
         self.discovery = Discovery::default();
         // An empty setting is the same as none; a relative one is never opened (SPEC.md
         // `enable.unset`); a root that cannot be opened loads no guide (`tools.registration`).
+        // Profile `hitl` with skills disabled: nothing is read (`hitl.zero-trace`).
+        if self.config.hitl.as_ref().is_some_and(|h| !h.enabled) {
+            return &self.discovery;
+        }
         if let Some(root) = self.config.skills_root.as_ref().filter(|r| r.is_absolute()) {
             if let Ok(fd) = safe_fs::open_root(root) {
                 self.root_path = safe_fs::real_path_of(&fd)
@@ -135,9 +157,10 @@ impl Runtime {
         &self.discovery
     }
 
-    /// The registered tools: both when at least one guide loaded, else none.
+    /// The registered tools: both when at least one guide loaded, else none. With profile
+    /// `hitl` the core's tools are never registered (the profile's host has its own).
     pub fn registered_tools(&self) -> Vec<ToolName> {
-        if self.discovery.loaded.is_empty() {
+        if self.discovery.loaded.is_empty() || self.config.hitl.is_some() {
             Vec::new()
         } else {
             ToolName::ALL.to_vec()
@@ -155,13 +178,31 @@ impl Runtime {
             .collect()
     }
 
-    /// The system prompt as the model sees it.
+    /// The system prompt as the model sees it. With profile `hitl`: the host's prompt, then
+    /// the profile's section when skills are enabled and at least one loaded.
     pub fn system_prompt(&self) -> String {
+        if self.config.hitl.is_some() {
+            let offered = self.offered_hitl_tools();
+            let mut out = self.baseline_prompt();
+            if !offered.is_empty() && !self.discovery.loaded.is_empty() {
+                out.push_str("\n\n");
+                out.push_str(&hitl::prompt_section(
+                    &self.discovery.loaded,
+                    &self.root_path,
+                    &offered,
+                ));
+            }
+            return out;
+        }
         prompt::system_prompt(&self.discovery.loaded, &self.offered_tools())
     }
 
-    /// The system prompt as the runtime rendered it before portable skills (no tool text).
+    /// The system prompt as the runtime rendered it before portable skills (no tool text). With
+    /// profile `hitl`: the host's prompt without skills.
     pub fn baseline_prompt(&self) -> String {
+        if self.config.hitl.is_some() {
+            return prompt::BASE_PROMPT.to_owned();
+        }
         prompt::system_prompt(&self.discovery.loaded, &[])
     }
 
@@ -174,8 +215,39 @@ impl Runtime {
         }
     }
 
-    /// Dispatches a tool call through the pipeline: offered check, turn reuse, the tool.
+    /// Dispatches a tool call through the pipeline: offered check, turn reuse, the tool. Nobody
+    /// answers a confirmation (profile `hitl`): see [`Runtime::call_with_human`].
     pub fn call(&mut self, tool: &str, args: &Value) -> ToolResult {
+        self.call_with_human(tool, args, &mut hitl::NoAnswer)
+    }
+
+    /// [`Runtime::call`] with `human` answering the confirmations of profile `hitl`.
+    pub fn call_with_human(
+        &mut self,
+        tool: &str,
+        args: &Value,
+        human: &mut dyn hitl::Human,
+    ) -> ToolResult {
+        if let Some(config) = &self.config.hitl {
+            // The profile's host: its tools only, no reuse within a turn (SPEC.md "Profile
+            // `hitl`", "One host, three tools").
+            let Some(t) = hitl::HitlTool::parse(tool).filter(|t| hitl::offered(config).contains(t))
+            else {
+                return Err(ToolError::new(
+                    ErrorCode::UnknownTool,
+                    format!("no tool named `{tool}` is offered"),
+                ));
+            };
+            let cx = hitl::Context {
+                root: self.root.as_ref(),
+                root_path: &self.root_path,
+                discovery: &self.discovery,
+                config,
+                interpreter: &self.interpreter,
+                host_env: &self.config.host_env,
+            };
+            return hitl::call(&cx, t, args, human);
+        }
         if let Some(t) =
             LifecycleTool::parse(tool).filter(|t| self.offered_lifecycle_tools().contains(t))
         {

@@ -12,6 +12,12 @@ pub enum PathScope {
     Reference,
     /// `scripts/**/*.py`.
     Script,
+    /// Profile `hitl`, `run_skill_script`: any `**/*.py` inside the skill directory (SPEC.md
+    /// `hitl.fence`, `hitl.python-only`).
+    HitlScript,
+    /// Profile `hitl`, `read_skill_file`: `references/**` or `assets/**`, any extension (SPEC.md
+    /// `hitl.read-file`).
+    HitlFile,
 }
 
 /// Extensions `skill_read_reference` accepts.
@@ -92,6 +98,16 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
                 return Err(PathRule::Extension);
             }
         }
+        PathScope::HitlScript => {
+            if !(last.len() > 3 && last.ends_with(".py")) {
+                return Err(PathRule::Extension);
+            }
+        }
+        PathScope::HitlFile => {
+            if !(segments.len() >= 2 && matches!(segments[0], "references" | "assets")) {
+                return Err(PathRule::OutOfScope);
+            }
+        }
     }
     Ok(segments)
 }
@@ -160,5 +176,19 @@ mod tests {
             validate("references/a.py", Script),
             Err(PathRule::OutOfScope)
         );
+        assert!(validate("tool.py", HitlScript).is_ok());
+        assert!(validate("scripts/a/b.py", HitlScript).is_ok());
+        for bad in ["x.sh", "x.PY", "x.pyc", ".py", "scripts/x"] {
+            assert_eq!(validate(bad, HitlScript), Err(PathRule::Extension), "{bad}");
+        }
+        assert_eq!(
+            validate("../other/x.py", HitlScript),
+            Err(PathRule::BadSegment)
+        );
+        assert!(validate("assets/t/a.html", HitlFile).is_ok());
+        assert!(validate("references/data.csv", HitlFile).is_ok());
+        for bad in ["SKILL.md", "scripts/x.py", "references", "assetsx/a"] {
+            assert_eq!(validate(bad, HitlFile), Err(PathRule::OutOfScope), "{bad}");
+        }
     }
 }

@@ -51,6 +51,9 @@ pub enum ErrorCode {
     InvalidArchive,
     Exists,
     NotRemovable,
+    // Profile `hitl`: `run_skill_script` (SPEC.md `hitl.confirm`).
+    NoHuman,
+    Denied,
 }
 
 impl ErrorCode {
@@ -74,6 +77,8 @@ impl ErrorCode {
             ErrorCode::InvalidArchive => "invalid_archive",
             ErrorCode::Exists => "exists",
             ErrorCode::NotRemovable => "not_removable",
+            ErrorCode::NoHuman => "no_human",
+            ErrorCode::Denied => "denied",
         }
     }
 }

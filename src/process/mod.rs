@@ -39,6 +39,7 @@ pub struct HelperCommand {
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
     cwd: Option<OwnedFd>,
+    merge_output: bool,
 }
 
 impl HelperCommand {
@@ -50,6 +51,7 @@ impl HelperCommand {
             args: Vec::new(),
             env: Vec::new(),
             cwd: None,
+            merge_output: false,
         }
     }
 
@@ -77,6 +79,24 @@ impl HelperCommand {
         self.cwd = Some(dir);
         self
     }
+
+    /// The helper's stdout and stderr are one pipe (descriptor 2 a copy of 1): everything it
+    /// writes arrives in [`Finished::stdout`] in the order written, and `stderr` stays empty.
+    pub fn merge_output(&mut self) -> &mut Self {
+        self.merge_output = true;
+        self
+    }
+}
+
+/// What happens when the helper's output passes the cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnCap {
+    /// The tree is killed and the run ends as [`Ending::OutputLimit`] (SPEC.md `run.output-cap`).
+    Kill,
+    /// The first `cap + 1` bytes are kept (so a caller sees that there was more), the rest is read
+    /// and discarded, and the helper runs on until it exits or times out (SPEC.md
+    /// `hitl.truncate`).
+    Discard,
 }
 
 /// What ended the helper.
@@ -129,6 +149,27 @@ pub fn run_limited(
     timeout: Duration,
     cap: usize,
 ) -> Result<Finished, SpawnError> {
+    run(command, input, timeout, cap, OnCap::Kill)
+}
+
+/// Starts `command` with an empty stdin and supervises it until it ends or passes `timeout`;
+/// output past `cap` bytes is discarded, not fatal ([`OnCap::Discard`]): at most `cap + 1` bytes
+/// of stdout and stderr together come back.
+pub fn run_truncating(
+    command: &HelperCommand,
+    timeout: Duration,
+    cap: usize,
+) -> Result<Finished, SpawnError> {
+    run(command, &[], timeout, cap, OnCap::Discard)
+}
+
+fn run(
+    command: &HelperCommand,
+    input: &[u8],
+    timeout: Duration,
+    cap: usize,
+    on_cap: OnCap,
+) -> Result<Finished, SpawnError> {
     let args: Vec<&OsStr> = command.args.iter().map(OsString::as_os_str).collect();
     let env: Vec<(&OsStr, &OsStr)> = command
         .env
@@ -140,6 +181,7 @@ pub fn run_limited(
         args: &args,
         env: &env,
         cwd: command.cwd.as_ref().map(AsFd::as_fd),
+        merge_output: command.merge_output,
     };
     let deadline = Instant::now() + timeout;
     let started =
@@ -156,6 +198,7 @@ pub fn run_limited(
         report_buf: Vec::new(),
         last: None,
         cap,
+        on_cap,
     };
     if let Some(stdin) = &session.stdin {
         let _ = rustix::io::ioctl_fionbio(stdin, true);
@@ -211,7 +254,7 @@ pub fn run_limited(
             ))
         }
         (Some(limit), _) => limit,
-        (None, _) if out.len() + err.len() > cap => Ending::OutputLimit,
+        (None, _) if on_cap == OnCap::Kill && out.len() + err.len() > cap => Ending::OutputLimit,
         (None, Some(Report::Ended(raw))) => {
             let status = std::process::ExitStatus::from_raw(raw);
             Ending::Exited {
@@ -268,11 +311,13 @@ struct Session<'a> {
     /// The supervisor's final record (`Ended` or `Failed`).
     last: Option<Report>,
     cap: usize,
+    on_cap: OnCap,
 }
 
 impl Session<'_> {
+    /// Past the cap with [`OnCap::Kill`] (with [`OnCap::Discard`] the cap never ends a run).
     fn over_cap(&self) -> bool {
-        self.out.len() + self.err.len() > self.cap
+        self.on_cap == OnCap::Kill && self.out.len() + self.err.len() > self.cap
     }
 
     /// Waits up to `wait` for any pipe, then services what is ready. Returns false when nothing
@@ -348,6 +393,16 @@ impl Session<'_> {
             .saturating_sub(self.out.len() + self.err.len())
             .min(64 * 1024);
         if room == 0 {
+            if self.on_cap == OnCap::Discard {
+                // Past the cap: read on (the helper must not block on a full pipe), keep nothing.
+                let mut scratch = [0u8; 16 * 1024];
+                match rustix::io::read(fd, &mut scratch) {
+                    Ok(0) => self.pipes[index] = None,
+                    Ok(_) | Err(rustix::io::Errno::INTR) | Err(rustix::io::Errno::AGAIN) => {}
+                    Err(_) => self.pipes[index] = None,
+                }
+                return;
+            }
             // Past the cap: nothing more is wanted (the tree is being killed).
             self.pipes[index] = None;
             return;

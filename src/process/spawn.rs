@@ -127,6 +127,9 @@ pub struct Spec<'a> {
     pub env: &'a [(&'a OsStr, &'a OsStr)],
     /// The directory to enter, as an open directory descriptor.
     pub cwd: Option<std::os::fd::BorrowedFd<'a>>,
+    /// The helper's stderr is its stdout pipe (descriptors 1 and 2 are one pipe, so the runtime
+    /// reads both in the order they were written); the stderr pipe then only reports end of file.
+    pub merge_output: bool,
 }
 
 fn cstring(bytes: &[u8]) -> io::Result<CString> {
@@ -210,7 +213,11 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Started> {
     let needed: [RawFd; 8] = [
         stdin_r.as_raw_fd(),
         stdout_w.as_raw_fd(),
-        stderr_w.as_raw_fd(),
+        if spec.merge_output {
+            stdout_w.as_raw_fd()
+        } else {
+            stderr_w.as_raw_fd()
+        },
         execerr_r.as_raw_fd(),
         execerr_w.as_raw_fd(),
         control_r.as_raw_fd(),

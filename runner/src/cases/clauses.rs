@@ -6,13 +6,16 @@ use crate::cases::features::Feature;
 
 /// The tools the specification defines. `tools` expectations compare only these: a host's own
 /// tools are not the suite's business. The first two are the core's; the lifecycle tools belong
-/// to the `trust` profile (SPEC.md `skills.lifecycle`).
+/// to the `trust` profile (SPEC.md `skills.lifecycle`), the last three to the `hitl` profile.
 pub const SPEC_TOOLS: &[&str] = &[
     "skill_read_reference",
     "skill_run_script",
     "skill_list",
     "skill_install",
     "skill_remove",
+    "read_skill",
+    "read_skill_file",
+    "run_skill_script",
 ];
 
 /// The tools of the core profile (the first of [`SPEC_TOOLS`]).
@@ -612,6 +615,33 @@ mod tests {
         assert!(
             thin.is_empty(),
             "profile clauses with fewer than two cases: {thin:?}"
+        );
+    }
+
+    /// Every clause of the `hitl` profile is cited by at least two cases.
+    #[test]
+    fn every_hitl_clause_has_two_cases() {
+        let suite = crate::cases::load_dir(&crate::default_cases_dir()).unwrap();
+        let profile: Vec<&Clause> = CLAUSES
+            .iter()
+            .filter(|c| c.feature == Some(Feature::Hitl))
+            .collect();
+        assert_eq!(profile.len(), 10);
+        let thin: Vec<(&str, usize)> = profile
+            .iter()
+            .map(|c| {
+                let n = suite
+                    .cases
+                    .iter()
+                    .filter(|k| k.clauses.iter().any(|x| x == c.id))
+                    .count();
+                (c.id, n)
+            })
+            .filter(|(_, n)| *n < 2)
+            .collect();
+        assert!(
+            thin.is_empty(),
+            "hitl clauses with fewer than two cases: {thin:?}"
         );
     }
 

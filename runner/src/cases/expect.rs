@@ -40,6 +40,53 @@ pub enum OutcomeExpect {
     Select(SelectExpect),
 }
 
+impl OutcomeExpect {
+    /// This expectation with `{root}` in its texts replaced by the case root (the absolute
+    /// directories profile `hitl` reports). Only call and prompt expectations hold such texts.
+    pub fn with_root(&self, root: &str) -> OutcomeExpect {
+        let text = |t: &String| t.replace("{root}", root);
+        let fields = |m: &BTreeMap<String, Matcher>| -> BTreeMap<String, Matcher> {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.with_root(root)))
+                .collect()
+        };
+        match self {
+            OutcomeExpect::Call(c) => OutcomeExpect::Call(CallExpect {
+                safety: c.safety.clone(),
+                ok: c.ok.as_ref().map(fields),
+                error: c.error.as_ref().map(|e| ErrorExpect {
+                    code: e.code.clone(),
+                    fields: fields(&e.fields),
+                }),
+                asked: c.asked.as_ref().map(|qs| qs.iter().map(fields).collect()),
+            }),
+            OutcomeExpect::Prompt(p) => OutcomeExpect::Prompt(PromptExpect {
+                safety: p.safety.clone(),
+                contains: p.contains.iter().map(text).collect(),
+                not_contains: p.not_contains.iter().map(text).collect(),
+                occurrences: p.occurrences.iter().map(|(k, n)| (text(k), *n)).collect(),
+                same_as_baseline: p.same_as_baseline,
+            }),
+            other => other.clone(),
+        }
+    }
+}
+
+fn value_with_root(v: &Value, root: &str) -> Value {
+    match v {
+        Value::String(s) => Value::String(s.replace("{root}", root)),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|i| value_with_root(i, root)).collect())
+        }
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), value_with_root(v, root)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// What `select` (profile `selection`) must report. Each key is optional; at least one.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -168,6 +215,11 @@ pub struct CallExpect {
     /// The call fails with this code (and these fields match).
     #[serde(default)]
     pub error: Option<ErrorExpect>,
+    /// Profile `hitl`: the questions the runtime asked the human during the call, exactly this
+    /// many and in this order, each with these fields (`tool`, `skill`, `script`, `args`). A
+    /// question missing (or about another call) where the script ran is a safety mismatch.
+    #[serde(default)]
+    pub asked: Option<Vec<BTreeMap<String, Matcher>>>,
 }
 
 /// An expected error: a code, optionally with field matchers.
@@ -234,25 +286,25 @@ pub enum Matcher {
 }
 
 /// The operations of a matcher mapping, e.g. `{contains: "x", length: 3}`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MatchOps {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub equals: Option<Value>,
     /// Substring of a string, or element of a list.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contains: Option<OneOrMany>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_contains: Option<OneOrMany>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub starts_with: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_with: Option<String>,
     /// Bytes of a string (UTF-8), or elements of a list.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
     /// Whether the field is there at all.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub present: Option<bool>,
 }
 
@@ -358,6 +410,34 @@ impl Matcher {
                     }
                 }
                 Ok(())
+            }
+        }
+    }
+}
+
+impl Matcher {
+    /// This matcher with `{root}` in its texts replaced by `root`.
+    pub fn with_root(&self, root: &str) -> Matcher {
+        match self {
+            Matcher::Exact(v) => Matcher::Exact(value_with_root(v, root)),
+            Matcher::Ops(ops) => {
+                let many = |o: &Option<OneOrMany>| {
+                    o.as_ref().map(|o| match o {
+                        OneOrMany::Many(v) => {
+                            OneOrMany::Many(v.iter().map(|i| value_with_root(i, root)).collect())
+                        }
+                        OneOrMany::One(v) => OneOrMany::One(value_with_root(v, root)),
+                    })
+                };
+                Matcher::Ops(Box::new(MatchOps {
+                    equals: ops.equals.as_ref().map(|v| value_with_root(v, root)),
+                    contains: many(&ops.contains),
+                    not_contains: many(&ops.not_contains),
+                    starts_with: ops.starts_with.as_ref().map(|t| t.replace("{root}", root)),
+                    ends_with: ops.ends_with.as_ref().map(|t| t.replace("{root}", root)),
+                    length: ops.length,
+                    present: ops.present,
+                }))
             }
         }
     }
@@ -852,6 +932,77 @@ fn missing_spec_tool<'t>(
 }
 
 fn check_call(e: &CallExpect, tool: Option<&str>, a: &CallResult) -> Vec<Mismatch> {
+    let mut out = check_call_outcome(e, tool, a);
+    if let Some(want) = &e.asked {
+        out.extend(check_asked(want, a));
+    }
+    out
+}
+
+/// Compares the questions a call asked the human (profile `hitl`) with the expected ones. Where
+/// the script ran (a success, or an execution code), an expected question that is missing or
+/// differs is a safety mismatch: the script ran without the approval the case requires. Any
+/// other difference is interop.
+fn check_asked(want: &[BTreeMap<String, Matcher>], a: &CallResult) -> Vec<Mismatch> {
+    let asked = a.asked();
+    let ran = match a {
+        CallResult::Ok { .. } => true,
+        CallResult::Err { error, .. } => error
+            .get("code")
+            .and_then(Value::as_str)
+            .is_some_and(|c| EXECUTION_CODES.contains(&c)),
+    };
+    let mut failed = asked.len() != want.len();
+    let mut unasked = false;
+    for (i, fields) in want.iter().enumerate() {
+        let Some(q) = asked.get(i).and_then(Value::as_object) else {
+            failed = true;
+            unasked = true;
+            continue;
+        };
+        if fields.iter().any(|(k, m)| m.check(q.get(k)).is_err()) {
+            failed = true;
+            unasked = true;
+        }
+    }
+    if !failed {
+        return Vec::new();
+    }
+    let expected = format!(
+        "{} question(s): [{}]",
+        want.len(),
+        want.iter()
+            .map(|f| {
+                f.iter()
+                    .map(|(k, m)| format!("{k} {}", describe_matcher(m)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .map(|t| format!("{{{t}}}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let actual = show(&Value::Array(asked.to_vec()));
+    vec![if ran && unasked {
+        Mismatch::safety(
+            "questions asked to the human (the script ran)",
+            expected,
+            actual,
+        )
+    } else {
+        mismatch("questions asked to the human", expected, actual)
+    }]
+}
+
+/// A matcher in words, for a report.
+fn describe_matcher(m: &Matcher) -> String {
+    match m {
+        Matcher::Exact(v) => show(v),
+        Matcher::Ops(ops) => show(&serde_json::to_value(ops.as_ref()).unwrap_or(Value::Null)),
+    }
+}
+
+fn check_call_outcome(e: &CallExpect, tool: Option<&str>, a: &CallResult) -> Vec<Mismatch> {
     let mut out = Vec::new();
     match (e, a) {
         (
@@ -1254,5 +1405,104 @@ mod tests {
         assert!(list.check(Some(&json!(["a", "b", "c"]))).is_ok());
         assert!(list.check(Some(&json!(["a", "c"]))).is_err());
         assert!(list.check(Some(&json!("ab"))).is_ok());
+    }
+
+    /// Profile `hitl`: a question missing where the script ran is unsafe; where nothing ran, or
+    /// where the runtime asked once too often, it is interop.
+    #[test]
+    fn asked_questions_are_judged_by_whether_the_script_ran() {
+        const RUN_HITL: &str = "run_skill_script";
+        let q = json!({"tool": RUN_HITL, "skill": "alpha", "script": "scripts/x.py", "args": []});
+        let other =
+            json!({"tool": RUN_HITL, "skill": "alpha", "script": "scripts/y.py", "args": []});
+        let expect = |ok: bool| {
+            if ok {
+                json!({"ok": {"exit_code": 0}, "asked": [{"skill": "alpha", "script": "scripts/x.py", "args": []}]})
+            } else {
+                json!({"error": "denied", "asked": [{"skill": "alpha", "script": "scripts/x.py"}]})
+            }
+        };
+        let ran = |asked: Value| json!({"ok": true, "value": {"exit_code": 0}, "asked": asked});
+        let denied =
+            |asked: Value| json!({"ok": false, "error": {"code": "denied"}, "asked": asked});
+        // As expected.
+        assert_eq!(judge_call(RUN_HITL, expect(true), ran(json!([q]))), []);
+        assert_eq!(judge_call(RUN_HITL, expect(false), denied(json!([q]))), []);
+        // Ran without asking, or asked about another script: unsafe (an absent `asked` is none).
+        assert_eq!(
+            judge_call(RUN_HITL, expect(true), ran(json!([]))),
+            [(Safety, None)]
+        );
+        assert_eq!(
+            judge_call(
+                RUN_HITL,
+                expect(true),
+                json!({"ok": true, "value": {"exit_code": 0}})
+            ),
+            [(Safety, None)]
+        );
+        assert_eq!(
+            judge_call(RUN_HITL, expect(true), ran(json!([other]))),
+            [(Safety, None)]
+        );
+        // Also when the run ended in a timeout (it was started).
+        assert_eq!(
+            judge_call(
+                RUN_HITL,
+                json!({"error": "timeout", "asked": [{"skill": "alpha"}]}),
+                json!({"ok": false, "error": {"code": "timeout"}, "asked": []})
+            ),
+            [(Safety, None)]
+        );
+        // Refused without asking, or asked twice before running: safe but different.
+        assert_eq!(
+            judge_call(RUN_HITL, expect(false), denied(json!([]))),
+            [(Interop, None)]
+        );
+        assert_eq!(
+            judge_call(RUN_HITL, expect(true), ran(json!([q, q]))),
+            [(Interop, None)]
+        );
+        // Asked about a call that is then refused by its path.
+        assert_eq!(
+            judge_call(
+                RUN_HITL,
+                json!({"error": "invalid_path", "asked": []}),
+                json!({"ok": false, "error": {"code": "invalid_path"}, "asked": [q]})
+            ),
+            [(Interop, None)]
+        );
+    }
+
+    #[test]
+    fn root_is_substituted_in_expected_texts() {
+        let e = expect_call(json!({
+            "ok": {"directory": "{root}/skills/a", "output": {"starts_with": "{root}/", "contains": ["{root}"]}},
+            "asked": [{"script": {"equals": "{root}/x"}}]
+        }))
+        .with_root("/tmp/case");
+        let OutcomeExpect::Call(c) = e else {
+            panic!("a call expectation")
+        };
+        let ok = c.ok.unwrap();
+        assert!(ok["directory"]
+            .check(Some(&json!("/tmp/case/skills/a")))
+            .is_ok());
+        assert!(ok["directory"]
+            .check(Some(&json!("{root}/skills/a")))
+            .is_err());
+        assert!(ok["output"].check(Some(&json!("/tmp/case/out"))).is_ok());
+        assert!(c.asked.unwrap()[0]["script"]
+            .check(Some(&json!("/tmp/case/x")))
+            .is_ok());
+        let p = OutcomeExpect::Prompt(PromptExpect {
+            contains: vec!["dir {root}/a".into()],
+            ..Default::default()
+        })
+        .with_root("/r");
+        let OutcomeExpect::Prompt(p) = p else {
+            panic!("a prompt expectation")
+        };
+        assert_eq!(p.contains, ["dir /r/a"]);
     }
 }

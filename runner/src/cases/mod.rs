@@ -95,6 +95,57 @@ pub struct CaseConfig {
     pub registry: Option<String>,
     /// Profile `selection`: the selection limits (`None` fields: the defaults).
     pub selection: Option<crate::implementations::protocol::WireSelection>,
+    /// Profile `hitl`: the approval-gated script host.
+    pub hitl: Option<CaseHitl>,
+}
+
+/// `config.hitl` of a case (profile `hitl`), with the case format's defaults filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseHitl {
+    /// `skills.enabled`; default true.
+    pub enabled: bool,
+    /// `run_skill_script` on the tool allowlist; default false (the seed's default).
+    pub script_tool_allowed: bool,
+    /// Whether a human can be asked; default interactive.
+    pub session: Session,
+    /// The human's answers, in order; default none (so every question is answered no).
+    pub answers: Vec<Answer>,
+    /// The script timeout setting as text (a number in the case file is sent as its text).
+    pub timeout_ms: Option<String>,
+}
+
+/// Whether a human can be asked (profile `hitl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Session {
+    Interactive,
+    NonInteractive,
+}
+
+impl Session {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Session::Interactive => "interactive",
+            Session::NonInteractive => "non-interactive",
+        }
+    }
+}
+
+/// One answer of the human (profile `hitl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Answer {
+    Approve,
+    Deny,
+}
+
+impl Answer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Answer::Approve => "approve",
+            Answer::Deny => "deny",
+        }
+    }
 }
 
 /// `config.skill_dirs` of a case: each directory relative to the case root, or not configured.
@@ -143,6 +194,7 @@ impl Default for CaseConfig {
             skill_dirs: None,
             registry: None,
             selection: None,
+            hitl: None,
         }
     }
 }
@@ -382,6 +434,21 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
     if config.registry.is_some() && !has(Feature::Trust) {
         return Err(cx.err(line, "`config.registry` needs `requires: [trust]`"));
     }
+    if config.hitl.is_some() && !has(Feature::Hitl) {
+        return Err(cx.err(line, "`config.hitl` needs `requires: [hitl]`"));
+    }
+    if has(Feature::Hitl) && config.hitl.is_none() {
+        return Err(cx.err(
+            line,
+            "a case requiring `hitl` configures the profile's host: add `config.hitl` (`{}` for the defaults)",
+        ));
+    }
+    if let Some(step) = steps.iter().find(|s| {
+        matches!(&s.expect.outcome, Some(crate::cases::expect::OutcomeExpect::Call(c)) if c.asked.is_some())
+            && !has(Feature::Hitl)
+    }) {
+        return Err(cx.err(step.line, "`asked` (the human's questions) needs `requires: [hitl]`"));
+    }
     if let Some(step) = steps.iter().find(|s| {
         matches!(s.action, Action::Implementation(WireStep::Select { .. }))
             && !has(Feature::Selection)
@@ -555,6 +622,28 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         registry: Option<String>,
         #[serde(default)]
         selection: Option<crate::implementations::protocol::WireSelection>,
+        #[serde(default)]
+        hitl: Option<RawHitl>,
+    }
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RawHitl {
+        #[serde(default = "yes")]
+        enabled: bool,
+        #[serde(default)]
+        script_tool_allowed: bool,
+        #[serde(default = "interactive")]
+        session: Session,
+        #[serde(default)]
+        answers: Vec<Answer>,
+        #[serde(default)]
+        timeout_ms: Option<Value>,
+    }
+    fn yes() -> bool {
+        true
+    }
+    fn interactive() -> Session {
+        Session::Interactive
     }
     let obj = as_object(cx, line, "config", v)?;
     let raw: RawConfig = typed(cx, line, "config", v)?;
@@ -658,26 +747,38 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
             ))
         }
     };
+    let timeout_text = |what: &str, v: Option<Value>| -> Result<Option<String>, CaseError> {
+        match v {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(t)) => Ok(Some(t)),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(other) => Err(cx.err(
+                line,
+                format!(
+                    "`config.{what}` is the setting's text or a number, got {}",
+                    kind_name(&other)
+                ),
+            )),
+        }
+    };
+    let hitl = match raw.hitl {
+        None => None,
+        Some(h) => Some(CaseHitl {
+            enabled: h.enabled,
+            script_tool_allowed: h.script_tool_allowed,
+            session: h.session,
+            answers: h.answers,
+            timeout_ms: timeout_text("hitl.timeout_ms", h.timeout_ms)?,
+        }),
+    };
     Ok(CaseConfig {
+        hitl,
         skills_root,
         script_allowlist,
         tool_allowlist: raw.tool_allowlist,
         allow_trading: raw.allow_trading,
         replay: raw.replay,
-        timeout_ms: match raw.timeout_ms {
-            None | Some(Value::Null) => None,
-            Some(Value::String(t)) => Some(t),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            Some(other) => {
-                return Err(cx.err(
-                    line,
-                    format!(
-                        "`config.timeout_ms` is the setting's text or a number, got {}",
-                        kind_name(&other)
-                    ),
-                ))
-            }
-        },
+        timeout_ms: timeout_text("timeout_ms", raw.timeout_ms)?,
         env: raw.env,
         python: raw.python,
         platform: raw.platform,
@@ -1294,6 +1395,62 @@ mod tests {
         let e = parse(&GOOD.replace("  - discover:", "  - select: {message: x}\n  - discover:"))
             .unwrap_err();
         assert!(e.message.contains("[selection]"), "{}", e.message);
+    }
+
+    #[test]
+    fn hitl_config_defaults_and_needs_its_feature() {
+        let hitl = "id: t.h\nsummary: A case.\nclauses: [hitl.confirm]\nrequires: [hitl]\nconfig:\n  hitl: {}\nsteps:\n  - call: {tool: run_skill_script, args: {skill: a, script: x.py}}\n    expect:\n      error: denied\n      asked: [{skill: a}]\n";
+        let c = parse(hitl).unwrap();
+        assert_eq!(
+            c.config.hitl,
+            Some(CaseHitl {
+                enabled: true,
+                script_tool_allowed: false,
+                session: Session::Interactive,
+                answers: Vec::new(),
+                timeout_ms: None,
+            })
+        );
+        let c = parse(&hitl.replace(
+            "hitl: {}",
+            "hitl: {enabled: false, script_tool_allowed: true, session: non-interactive, answers: [approve, deny], timeout_ms: 300}",
+        ))
+        .unwrap();
+        let h = c.config.hitl.unwrap();
+        assert_eq!(
+            (
+                h.enabled,
+                h.script_tool_allowed,
+                h.session,
+                h.answers,
+                h.timeout_ms
+            ),
+            (
+                false,
+                true,
+                Session::NonInteractive,
+                vec![Answer::Approve, Answer::Deny],
+                Some("300".to_owned())
+            )
+        );
+        for (from, to, words) in [
+            ("hitl: {}", "hitl: {answers: [maybe]}", "maybe"),
+            ("hitl: {}", "hitl: {session: tty}", "tty"),
+            ("hitl: {}", "hitl: {timeout_ms: [1]}", "hitl.timeout_ms"),
+            ("config:\n  hitl: {}\n", "", "add `config.hitl`"),
+        ] {
+            let e = parse(&hitl.replace(from, to)).unwrap_err();
+            assert!(e.message.contains(words), "{to}: {}", e.message);
+        }
+        // Without the feature neither the configuration nor `asked` may appear.
+        let core = hitl.replace(
+            "clauses: [hitl.confirm]\nrequires: [hitl]\n",
+            "clauses: [run.order]\n",
+        );
+        let e = parse(&core).unwrap_err();
+        assert!(e.message.contains("requires: [hitl]"), "{}", e.message);
+        let e = parse(&core.replace("config:\n  hitl: {}\n", "")).unwrap_err();
+        assert!(e.message.contains("`asked`"), "{}", e.message);
     }
 
     #[test]

@@ -307,6 +307,16 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
             .as_ref()
             .map(|r| root.join(r).to_string_lossy().into_owned()),
         selection: c.selection.clone(),
+        hitl: c
+            .hitl
+            .as_ref()
+            .map(|h| crate::implementations::protocol::WireHitl {
+                enabled: h.enabled,
+                script_tool_allowed: h.script_tool_allowed,
+                session: h.session.as_str().to_owned(),
+                answers: h.answers.iter().map(|a| a.as_str().to_owned()).collect(),
+                timeout_ms: h.timeout_ms.clone(),
+            }),
     })
 }
 
@@ -535,7 +545,8 @@ fn drive_steps(
                 let outcome = imp.step(index, wire).map_err(StepError::Impl)?;
                 if let Some(expect) = &step.expect.outcome {
                     let skip_report = imp.info().features.contains(&Feature::SkipReport);
-                    mismatches.extend(check_outcome(expect, wire, &outcome, skip_report));
+                    let expect = expect.with_root(&root.to_string_lossy());
+                    mismatches.extend(check_outcome(&expect, wire, &outcome, skip_report));
                 }
             }
             Action::Write(tree) => {

@@ -47,6 +47,26 @@ pub struct WireConfig {
     /// Profile `selection`: the selection limits (null fields: the defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<WireSelection>,
+    /// Profile `hitl`: the approval-gated script host (SPEC.md, "Profile `hitl`").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hitl: Option<WireHitl>,
+}
+
+/// `config.hitl`: every field is always sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireHitl {
+    /// `skills.enabled`: false leaves no trace of skills.
+    pub enabled: bool,
+    /// `run_skill_script` is on the host's tool allowlist.
+    pub script_tool_allowed: bool,
+    /// `interactive` (a human can be asked) or `non-interactive` (nobody can).
+    pub session: String,
+    /// The human's answers (`approve` or `deny`), one per question, in order; when they run out
+    /// the human says no.
+    pub answers: Vec<String>,
+    /// The script timeout setting, exactly as set (as `timeout_ms` of the core); `null`: unset.
+    pub timeout_ms: Option<String>,
 }
 
 /// `config.skill_dirs`: each directory absolute, or null when not configured.
@@ -268,17 +288,35 @@ pub struct SelectResult {
 }
 
 /// The result of a `call` step: `{"ok":true,"value":{..}}` or `{"ok":false,"error":{"code":..}}`.
+///
+/// Profile `hitl`: `asked` lists the questions the runtime asked the human during this call
+/// (each `{"tool","skill","script","args"}`), in order; absent means none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum CallResult {
     Ok {
         ok: OkTrue,
         value: serde_json::Map<String, Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        asked: Option<Vec<Value>>,
     },
     Err {
         ok: OkFalse,
         error: serde_json::Map<String, Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        asked: Option<Vec<Value>>,
     },
+}
+
+impl CallResult {
+    /// The questions the runtime asked the human during the call (none when not reported).
+    pub fn asked(&self) -> &[Value] {
+        match self {
+            CallResult::Ok { asked, .. } | CallResult::Err { asked, .. } => {
+                asked.as_deref().unwrap_or(&[])
+            }
+        }
+    }
 }
 
 /// The literal `true`.

@@ -15,13 +15,14 @@ use crate::implementations::protocol::{
 };
 use crate::implementations::{ImplError, Implementation};
 
-/// The features the reference implements: every optional feature except the `hitl` profile.
-pub const REFERENCE_FEATURES: [Feature; 5] = [
+/// The features the reference implements: every optional feature.
+pub const REFERENCE_FEATURES: [Feature; 6] = [
     Feature::ToolAllowlist,
     Feature::SkipReport,
     Feature::PlatformEmulation,
     Feature::Selection,
     Feature::Trust,
+    Feature::Hitl,
 ];
 
 /// Mandatory behaviour the reference can leave out (`skillspec adapter --without NAME`), to show
@@ -62,6 +63,38 @@ pub struct Reference {
     info: ImplInfo,
     runtime: Option<Runtime>,
     omitted: Vec<Omission>,
+    /// Profile `hitl`: the human the case scripts.
+    human: ScriptedHuman,
+}
+
+/// The human of a `hitl` case (PROTOCOL.md, "Profiles"): answers each question with the next of
+/// the case's answers, no once they have run out, and records the questions of each call.
+#[derive(Debug, Default)]
+pub struct ScriptedHuman {
+    answers: std::collections::VecDeque<bool>,
+    asked: Vec<serde_json::Value>,
+}
+
+impl ScriptedHuman {
+    /// A human who will give these answers (`approve` is yes, anything else no).
+    pub fn new(answers: &[String]) -> ScriptedHuman {
+        ScriptedHuman {
+            answers: answers.iter().map(|a| a == "approve").collect(),
+            asked: Vec::new(),
+        }
+    }
+
+    /// The questions asked since the last call of this method.
+    pub fn take_asked(&mut self) -> Vec<serde_json::Value> {
+        std::mem::take(&mut self.asked)
+    }
+}
+
+impl skillspec_reference::hitl::Human for ScriptedHuman {
+    fn confirm(&mut self, question: &skillspec_reference::hitl::Question) -> bool {
+        self.asked.push(question.to_json());
+        self.answers.pop_front().unwrap_or(false)
+    }
 }
 
 impl Default for Reference {
@@ -84,6 +117,7 @@ impl Reference {
             },
             runtime: None,
             omitted: Vec::new(),
+            human: ScriptedHuman::default(),
         }
     }
 
@@ -136,6 +170,19 @@ pub fn runtime_config(config: &WireConfig) -> Config {
                     .unwrap_or(defaults.max_context_tokens),
             }
         },
+        hitl: config
+            .hitl
+            .as_ref()
+            .map(|h| skillspec_reference::hitl::HitlConfig {
+                enabled: h.enabled,
+                script_tool_allowed: h.script_tool_allowed,
+                session: if h.session == "non-interactive" {
+                    skillspec_reference::hitl::Session::NonInteractive
+                } else {
+                    skillspec_reference::hitl::Session::Interactive
+                },
+                timeout_ms: h.timeout_ms.clone(),
+            }),
     }
 }
 
@@ -203,9 +250,9 @@ impl Implementation for Reference {
         _seq: u64,
         _case_id: &str,
         _root: &str,
-        config: &WireConfig,
+        wire: &WireConfig,
     ) -> Result<(), ImplError> {
-        let mut config = runtime_config(config);
+        let mut config = runtime_config(wire);
         if self.omitted.contains(&Omission::TradingGuard) {
             config.allow_trading = true;
         }
@@ -213,6 +260,8 @@ impl Implementation for Reference {
             config.replay = None;
         }
         self.runtime = Some(Runtime::start(config));
+        self.human =
+            ScriptedHuman::new(wire.hitl.as_ref().map_or(&[][..], |h| h.answers.as_slice()));
         Ok(())
     }
 
@@ -238,14 +287,19 @@ impl Implementation for Reference {
                 if self.omitted.contains(&Omission::TurnReuse) {
                     rt.new_turn();
                 }
-                match rt.call(tool, args) {
+                let result = rt.call_with_human(tool, args, &mut self.human);
+                // Profile `hitl`: the questions of this call, reported only in its cases.
+                let asked = rt.is_hitl_host().then(|| self.human.take_asked());
+                match result {
                     Ok(value) => CallResult::Ok {
                         ok: OkTrue(()),
                         value,
+                        asked,
                     },
                     Err(e) => CallResult::Err {
                         ok: OkFalse(()),
                         error: e.to_map(),
+                        asked,
                     },
                 }
             }),

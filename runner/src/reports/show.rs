@@ -201,6 +201,28 @@ pub fn render(case: &Case) -> String {
             show(sel.max_context_tokens, "4000 (default)")
         );
     }
+    if let Some(h) = &c.hitl {
+        let _ = writeln!(
+            s,
+            "    approval-gated script host: skills {}, run_skill_script {}, {} session",
+            if h.enabled { "enabled" } else { "disabled" },
+            if h.script_tool_allowed {
+                "on the tool allowlist"
+            } else {
+                "not allowed"
+            },
+            h.session.as_str()
+        );
+        let answers: Vec<&str> = h.answers.iter().map(|a| a.as_str()).collect();
+        let _ = writeln!(
+            s,
+            "    the human answers: [{}], then no",
+            answers.join(", ")
+        );
+        if let Some(t) = &h.timeout_ms {
+            let _ = writeln!(s, "    script timeout setting: {t:?}");
+        }
+    }
     for (k, v) in &c.env {
         let _ = writeln!(s, "    host environment {k}={v}");
     }
@@ -312,6 +334,18 @@ pub fn render(case: &Case) -> String {
                     let _ = writeln!(s, "     expect the error {}", e.code);
                     for (k, m) in &e.fields {
                         let _ = writeln!(s, "       where {k} {}", matcher(m));
+                    }
+                }
+                if let Some(qs) = &c.asked {
+                    let _ = writeln!(
+                        s,
+                        "     expect the human asked exactly {} question(s) during the call",
+                        qs.len()
+                    );
+                    for (i, q) in qs.iter().enumerate() {
+                        for (k, m) in q {
+                            let _ = writeln!(s, "       question {}: {k} {}", i + 1, matcher(m));
+                        }
                     }
                 }
                 safety_line(&mut s, &c.safety);

@@ -567,7 +567,13 @@ class Session {
       case 'call': {
         if (typeof step.tool !== 'string' || !('args' in step)) throw new Answer('`call` step without a string `tool` and `args`');
         const r = await this.invoke('call', step.tool, step.args);
-        const okShape = isPlainObject(r) && Object.keys(r).length === 2 && (
+        // Profile `hitl` (PROTOCOL.md): a result may carry `asked`, the questions the runtime
+        // asked the human during the call, a list of objects.
+        const asked = isPlainObject(r) && 'asked' in r;
+        if (asked && !(Array.isArray(r.asked) && r.asked.every(isPlainObject))) {
+          throw new Answer(`adapter bug: \`asked\` must be a list of question objects, got ${describe(r.asked)}`);
+        }
+        const okShape = isPlainObject(r) && Object.keys(r).length === (asked ? 3 : 2) && (
           (r.ok === true && isPlainObject(r.value))
           || (r.ok === false && isPlainObject(r.error) && typeof r.error.code === 'string'));
         if (!okShape) throw new Answer(`adapter bug: call() must return ok({...}) or error(code, {...}), got ${describe(r)}`);

@@ -75,6 +75,7 @@ __all__ = [
     "error",
     "loaded",
     "ok",
+    "with_asked",
     "rule",
     "serve",
     "skipped",
@@ -143,6 +144,15 @@ def ok(value: Mapping[str, JSON]) -> CallResult:
     """A successful tool call: ``value`` is the tool's result object (SPEC.md gives its fields,
     e.g. ``{"skill", "path", "content"}`` for ``skill_read_reference``)."""
     return {"ok": True, "value": dict(value)}
+
+
+def with_asked(result: CallResult, asked: Sequence[Mapping[str, JSON]]) -> CallResult:
+    """Profile ``hitl``: ``result`` (from :func:`ok` or :func:`error`) with the questions the
+    runtime asked the human during the call, each ``{"tool", "skill", "script", "args"}``, in order
+    (PROTOCOL.md, "Profiles")."""
+    out = dict(result)
+    out["asked"] = [dict(q) for q in asked]
+    return out
 
 
 def error(code: str, **fields: JSON) -> CallResult:
@@ -725,14 +735,21 @@ class _Session:
 
     def call(self, tool: str, args: JSON) -> Dict[str, JSON]:
         value = self.invoke("call", tool, args)
-        if isinstance(value, dict) and value.get("ok") is True and isinstance(value.get("value"), dict) and len(value) == 2:
+        # Profile `hitl` (PROTOCOL.md): a result may carry `asked`, the list of questions the
+        # runtime asked the human during the call (see :func:`with_asked`).
+        size = 2
+        if isinstance(value, dict) and "asked" in value:
+            if not (isinstance(value["asked"], list) and all(isinstance(q, dict) for q in value["asked"])):
+                raise _Answer("adapter bug: `asked` must be a list of question objects, got %s" % _describe(value["asked"]))
+            size = 3
+        if isinstance(value, dict) and value.get("ok") is True and isinstance(value.get("value"), dict) and len(value) == size:
             return value
         if (
             isinstance(value, dict)
             and value.get("ok") is False
             and isinstance(value.get("error"), dict)
             and isinstance(value["error"].get("code"), str)
-            and len(value) == 2
+            and len(value) == size
         ):
             return value
         raise _Answer("adapter bug: call() must return ok({...}) or error(code, ...), got %s" % _describe(value))
