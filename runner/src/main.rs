@@ -23,10 +23,11 @@ use skillspec_runner::implementations::adapter_server;
 use skillspec_runner::implementations::reference::{Omission, Reference, REFERENCE_FEATURES};
 use skillspec_runner::implementations::ImplError;
 use skillspec_runner::implementations::Implementation;
+use skillspec_runner::reports::json::read_report;
 use skillspec_runner::reports::merge::{self, Partition};
 use skillspec_runner::reports::show;
-use skillspec_runner::reports::view::{read_report, ReportView};
-use skillspec_runner::reports::{self, visible, RunReport, Stopped};
+use skillspec_runner::reports::view::ReportView;
+use skillspec_runner::reports::{self, visible, ReportCase, RunReport, Stopped};
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -428,8 +429,9 @@ fn run(args: RunArgs) -> ExitCode {
     let mut broken_in_a_row = 0;
     let mut stopped = None;
     for (i, case) in selected.iter().enumerate() {
+        let report_case = ReportCase::from(*case);
         if stopped.is_some() {
-            results.push((*case, not_run()));
+            results.push((report_case, not_run()));
             continue;
         }
         let outcome = execution::run_case(case, imp.as_mut(), &opts, i as u64 + 1);
@@ -439,7 +441,7 @@ fn run(args: RunArgs) -> ExitCode {
             broken_in_a_row = 0;
         }
         if args.verbose {
-            print!("{}", reports::describe(case, &outcome));
+            print!("{}", reports::describe(&report_case, &outcome));
         } else {
             let mark = match outcome.status {
                 Status::Pass => '.',
@@ -457,11 +459,11 @@ fn run(args: RunArgs) -> ExitCode {
             }
             let known = known_failures.contains(&case.id);
             if reports::Verdict::of(&outcome.status, known).is_bad() {
-                details.push(reports::describe(case, &outcome));
+                details.push(reports::describe(&report_case, &outcome));
             }
         }
         let _ = std::io::stdout().flush();
-        results.push((*case, outcome));
+        results.push((report_case, outcome));
         if broken_in_a_row > MAX_FUTILE_RESTARTS && i + 1 < selected.len() {
             stopped = Some(Stopped {
                 reason: format!(
@@ -484,6 +486,7 @@ fn run(args: RunArgs) -> ExitCode {
     let run_report = RunReport {
         implementation: info,
         cases_dir: suite.root.display().to_string(),
+        suite: skillspec_runner::suite::report_entry(&suite.root.display().to_string()),
         results,
         known_failures,
         stopped,
@@ -526,7 +529,11 @@ fn adapter_did_not_start(
             process_per_case: false,
         },
         cases_dir: suite.root.display().to_string(),
-        results: selected.iter().map(|c| (*c, not_run())).collect(),
+        suite: skillspec_runner::suite::report_entry(&suite.root.display().to_string()),
+        results: selected
+            .iter()
+            .map(|c| (ReportCase::from(*c), not_run()))
+            .collect(),
         known_failures,
         stopped: Some(Stopped {
             reason: "the adapter could not start, so no case was run".into(),
@@ -539,16 +546,12 @@ fn adapter_did_not_start(
 /// Prints the summary, writes the reports and picks the exit code.
 fn finish(
     args: &RunArgs,
-    run_report: &RunReport<'_>,
+    run_report: &RunReport,
     partition: Option<&serde_json::Value>,
 ) -> ExitCode {
     println!("\n{}", reports::summary_text(run_report).trim_end());
     if let Some(dir) = &args.report {
-        let written = match partition {
-            None => reports::write(run_report, dir),
-            Some(p) => merge::write_partition(run_report, dir, p),
-        };
-        match written {
+        match reports::write(run_report, dir, partition) {
             Ok(()) => println!("report written to {}", dir.display()),
             Err(e) => eprintln!(
                 "skillspec: cannot write the report to {}: {e}",
@@ -788,7 +791,7 @@ fn read_views(paths: &[PathBuf]) -> Result<(Vec<ReportView>, Vec<serde_json::Val
     let mut values = Vec::new();
     for p in paths {
         let v = read_report(p).map_err(usage_error)?;
-        views.push(ReportView::from_json(&p.display().to_string(), &v));
+        views.push(ReportView::from_json(&p.display().to_string(), &v).map_err(usage_error)?);
         values.push(v);
     }
     Ok((views, values))
@@ -810,7 +813,10 @@ fn suite_for_report(
         .filter(|d| d.is_dir());
     let Some(dir) = from_report else {
         return Ok(skillspec_runner::suite::load_embedded().map_err(|errors| {
-            format!("the embedded suite did not load ({} error(s))", errors.len())
+            format!(
+                "the embedded suite did not load ({} error(s))",
+                errors.len()
+            )
         }));
     };
     Ok(cases::load_dir(&dir).map_err(|errors| {
@@ -853,10 +859,7 @@ fn merge_reports(
         Ok(m) => m,
         Err(e) => return usage_error(format!("cannot merge: {e}")),
     };
-    let written = std::fs::create_dir_all(out_dir)
-        .and_then(|()| merge::write_json(&out_dir.join("report.json"), &merged.report))
-        .and_then(|()| std::fs::write(out_dir.join("junit.xml"), &merged.junit));
-    if let Err(e) = written {
+    if let Err(e) = reports::write_files(out_dir, &merged.report, &merged.junit) {
         eprintln!("skillspec: cannot write to {}: {e}", out_dir.display());
         return ExitCode::from(EXIT_FAILED);
     }

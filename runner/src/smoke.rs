@@ -530,6 +530,7 @@ impl Schemas {
             WireStep::Tools => "tools",
             WireStep::Prompt => "prompt",
             WireStep::NewTurn => "new_turn",
+            WireStep::Select { .. } => "select",
             WireStep::Call { .. } => match result.get("ok") {
                 Some(Value::Bool(true)) => "call_ok",
                 Some(Value::Bool(false)) => "call_error",
@@ -546,7 +547,7 @@ impl Schemas {
 }
 
 /// The part of JSON Schema (2020-12) that the protocol's schemas use, checked by hand: `type`,
-/// `const`, `enum`, `minimum`, `properties`, `required`, `additionalProperties`,
+/// `const`, `enum`, `minimum`, `maximum`, `properties`, `required`, `additionalProperties`,
 /// `maxProperties`, `items`, `oneOf` and `$ref` to `#/$defs/NAME` (the one reference to another
 /// file, the `result` of a `step_result`, is checked separately, against step-result.schema.json).
 /// A schema that uses any other keyword is refused when it loads, so a schema edit cannot be
@@ -567,6 +568,7 @@ pub mod shape {
         "const",
         "enum",
         "minimum",
+        "maximum",
         "properties",
         "required",
         "additionalProperties",
@@ -656,6 +658,11 @@ pub mod shape {
             if let (Some(min), Some(n)) = (obj.get("minimum").and_then(Value::as_f64), v.as_f64()) {
                 if n < min {
                     out.push(format!("at {here}: must be at least {min}, got {n}"));
+                }
+            }
+            if let (Some(max), Some(n)) = (obj.get("maximum").and_then(Value::as_f64), v.as_f64()) {
+                if n > max {
+                    out.push(format!("at {here}: must be at most {max}, got {n}"));
                 }
             }
             if let Value::Object(map) = v {
@@ -1346,7 +1353,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
             writeln!(out, "case {:<28} {word}", case.id)?;
             if !matches!(outcome.status, Status::Pass) {
                 if !outcome.status.is_broken() {
-                    for line in crate::reports::describe(case, &outcome).lines() {
+                    for line in crate::reports::describe(&case.into(), &outcome).lines() {
                         writeln!(out, "    {line}")?;
                     }
                     writeln!(out, "    hint: {hint}")?;
@@ -1679,12 +1686,18 @@ mod tests {
             "{err}"
         );
         assert!(shape::Schema::new(json!({"$ref": "other.json"})).is_err());
-        let ok =
-            shape::Schema::new(json!({"$defs": {"a": {"type": "integer", "minimum": 0}}})).unwrap();
+        let ok = shape::Schema::new(
+            json!({"$defs": {"a": {"type": "integer", "minimum": 0, "maximum": 9}}}),
+        )
+        .unwrap();
         assert!(ok.errors("a", &json!(3)).is_empty());
         assert_eq!(
             ok.errors("a", &json!(-1)),
             ["at /: must be at least 0, got -1"]
+        );
+        assert_eq!(
+            ok.errors("a", &json!(10)),
+            ["at /: must be at most 9, got 10"]
         );
         assert_eq!(
             ok.errors("b", &json!(1)),

@@ -407,9 +407,12 @@ fn conformance_counts(cases: &[Value]) -> Value {
             (Some("fail"), _) => "different",
             _ => "errored",
         };
-        let entry = areas
-            .entry(area)
-            .or_insert_with(|| json!({"MUST": {}, "SHOULD": {}, "MAY": {}, "statement": "x"}));
+        // Every count of a level, as a run writes it (zero where no case counts).
+        let zero = json!({"passed": 0, "unsafe": 0, "different": 0, "known_failures": 0,
+                          "fixed": 0, "unsupported": 0, "skipped": 0, "errored": 0, "not_run": 0});
+        let entry = areas.entry(area).or_insert_with(
+            || json!({"MUST": zero.clone(), "SHOULD": zero.clone(), "MAY": zero, "statement": "x"}),
+        );
         let n = entry[&level][key].as_u64().unwrap_or(0);
         entry[&level][key] = json!(n + 1);
     }

@@ -7,9 +7,10 @@
 //!   (`th.impl`); each cell counts that report's cases citing the clause and links to the
 //!   clause's row in the report's section.
 //! - `section.report#rN` per report: the conformance statement, the counts
-//!   (`td[data-count=NAME]`, from report.json's `summary` plus `unsafe`/`different`), the counts
-//!   per area and level with each area's statement, the unsafe failures, the different
-//!   behaviours, other problems, and the results per clause (`#rN-clause-ID`).
+//!   (`td[data-count=NAME]`: report.json's `summary` with the failures split into `unsafe` and
+//!   `different`), the counts per area and level with each area's statement (as `skillspec run`
+//!   words them, [`super::view`]), the unsafe failures, the different behaviours, other
+//!   problems, and the results per clause (`#rN-clause-ID`).
 //! - `#cases`: every case once (`details.case#case-ID`): a badge per report, its summary,
 //!   clauses and file, per report its outcome (failing step, expected and actual, error,
 //!   adapter stderr), and its definition (fixture tree, configuration, steps with their
@@ -27,26 +28,35 @@ use std::fmt::Write as _;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
-use super::view::{CaseView, Kind, LevelCounts, ReportView, COUNT_NAMES, LEVELS};
-use super::visible;
+use super::view::{cut, ReportView};
+use super::{clause_level, level_word, visible, CaseResult, LevelCounts, Verdict, LEVELS};
 use crate::cases::clauses::CLAUSES;
 use crate::cases::Suite;
+use crate::execution::{FailureKind, Status};
 
 /// Characters of one expected/actual value, error or stderr shown before it is cut.
 pub const VALUE_CHARS: usize = 20_000;
+
+/// `c` as the entity it must be written as in HTML text and attribute values, if it must.
+pub fn entity(c: char) -> Option<&'static str> {
+    match c {
+        '&' => Some("&amp;"),
+        '<' => Some("&lt;"),
+        '>' => Some("&gt;"),
+        '"' => Some("&quot;"),
+        '\'' => Some("&#39;"),
+        _ => None,
+    }
+}
 
 /// `text` escaped for HTML text and attribute values.
 pub fn esc(text: &str) -> String {
     let text = visible(text);
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+        match entity(c) {
+            Some(e) => out.push_str(e),
+            None => out.push(c),
         }
     }
     out
@@ -66,18 +76,6 @@ pub fn anchor(text: &str) -> String {
     out
 }
 
-fn cut(text: &str) -> String {
-    let n = text.chars().count();
-    if n <= VALUE_CHARS {
-        return text.to_owned();
-    }
-    let head: String = text.chars().take(VALUE_CHARS).collect();
-    format!(
-        "{head}\n… ({} more characters in report.json)",
-        n - VALUE_CHARS
-    )
-}
-
 const CSS: &str = r#"
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--pass:#dafbe1;--pass-fg:#116329;--unsafe:#ffebe9;--unsafe-fg:#a40e26;--diff:#fff1d6;--diff-fg:#8a4600;--err:#f3e8ff;--err-fg:#6e3aa7;--grey:#f0f2f4}
 *{box-sizing:border-box}
@@ -92,7 +90,7 @@ th{background:#f6f8fa;font-weight:600}td.n{text-align:right;font-variant-numeric
 table.matrix td.cell{text-align:center;min-width:7rem;white-space:nowrap}
 table.matrix tr.area th{background:#eaeef2}table.matrix tr.area td{font-weight:600}
 .c-pass{background:var(--pass);color:var(--pass-fg)}.c-unsafe{background:var(--unsafe);color:var(--unsafe-fg);font-weight:700}
-.c-different,.c-failed{background:var(--diff);color:var(--diff-fg)}.c-error,.c-fixed,.c-not-run{background:var(--err);color:var(--err-fg)}
+.c-different{background:var(--diff);color:var(--diff-fg)}.c-error,.c-fixed,.c-not-run{background:var(--err);color:var(--err-fg)}
 .c-known-failure,.c-unsupported,.c-skipped,.c-none{background:var(--grey);color:var(--muted)}
 .badge{display:inline-block;border-radius:.8rem;padding:0 .5rem;margin-right:.3rem;font-size:.8rem;white-space:nowrap}
 details.case{border:1px solid var(--line);border-radius:6px;margin:.25rem 0;padding:.2rem .6rem}
@@ -101,8 +99,8 @@ code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:#f6f8fa;border:1px solid var(--line);padding:.4rem .6rem;white-space:pre-wrap;word-break:break-word;margin:.2rem 0;max-height:30rem;overflow:auto}
 table.mm td{max-width:40rem}table.mm pre{margin:0}
 .outcome{border-left:4px solid var(--line);padding-left:.6rem;margin:.5rem 0}
-.outcome.c-pass,.outcome.c-unsafe,.outcome.c-different,.outcome.c-failed,.outcome.c-error,.outcome.c-known-failure,.outcome.c-fixed,.outcome.c-not-run,.outcome.c-unsupported,.outcome.c-skipped{background:none;color:inherit;font-weight:normal}
-.outcome.c-unsafe{border-color:#cf222e}.outcome.c-different,.outcome.c-failed{border-color:#d4a72c}.outcome.c-error,.outcome.c-not-run,.outcome.c-fixed{border-color:#8250df}.outcome.c-pass{border-color:#2da44e}
+.outcome.c-pass,.outcome.c-unsafe,.outcome.c-different,.outcome.c-error,.outcome.c-known-failure,.outcome.c-fixed,.outcome.c-not-run,.outcome.c-unsupported,.outcome.c-skipped{background:none;color:inherit;font-weight:normal}
+.outcome.c-unsafe{border-color:#cf222e}.outcome.c-different{border-color:#d4a72c}.outcome.c-error,.outcome.c-not-run,.outcome.c-fixed{border-color:#8250df}.outcome.c-pass{border-color:#2da44e}
 form#filters{position:sticky;top:0;background:#fff;padding:.5rem 0;border-bottom:1px solid var(--line);z-index:1}
 form#filters label{margin-right:.7rem;white-space:nowrap}
 ul.cases li{margin:.3rem 0}
@@ -154,29 +152,18 @@ fn csp_hash(text: &str) -> String {
     )
 }
 
-/// The status class of a case in one report: its verdict, a failure by its kind.
-fn status_class(c: &CaseView) -> &'static str {
-    match c.verdict.as_str() {
-        "pass" => "pass",
-        "fail" => match c.kind {
-            Some(Kind::Unsafe) => "unsafe",
-            Some(Kind::Different) => "different",
-            None => "failed",
-        },
-        "known-failure" => "known-failure",
-        "fixed" => "fixed",
-        "unsupported" => "unsupported",
-        "skipped" => "skipped",
-        "error" => "error",
-        _ => "not-run",
+/// The status class of a case in one report: its verdict's word, a failure by its kind.
+fn status_class(c: &CaseResult<'_>) -> &'static str {
+    match (c.verdict, c.kind()) {
+        (Verdict::Failed, Some(kind)) => kind.word(),
+        (verdict, _) => verdict.word(),
     }
 }
 
 /// Every status class, worst first (the order of the filter and of a cell's colour).
-const STATUSES: [&str; 10] = [
+const STATUSES: [&str; 9] = [
     "unsafe",
     "different",
-    "failed",
     "error",
     "not-run",
     "fixed",
@@ -190,7 +177,6 @@ fn status_word(s: &str) -> &'static str {
     match s {
         "unsafe" => "unsafe failure",
         "different" => "different behaviour",
-        "failed" => "failed (kind not reported)",
         "error" => "error",
         "not-run" => "not run",
         "fixed" => "known failure that passed",
@@ -204,7 +190,7 @@ fn status_word(s: &str) -> &'static str {
 /// A cell of the matrix or a clause row: the cases of one report that cite one clause.
 #[derive(Default)]
 struct ClauseResult<'a> {
-    cases: Vec<&'a CaseView>,
+    cases: Vec<CaseResult<'a>>,
 }
 
 impl ClauseResult<'_> {
@@ -263,8 +249,8 @@ fn clause_group(id: &str) -> &str {
 
 fn by_clause(r: &ReportView) -> BTreeMap<&str, ClauseResult<'_>> {
     let mut m: BTreeMap<&str, ClauseResult<'_>> = BTreeMap::new();
-    for c in &r.cases {
-        for cl in &c.clauses {
+    for c in r.cases() {
+        for cl in &c.case.clauses {
             m.entry(cl.as_str()).or_default().cases.push(c);
         }
     }
@@ -299,7 +285,7 @@ fn matrix(out: &mut String, reports: &[ReportView], clauses: &[String]) {
             let _ = write!(out, "<tr class=\"area\"><th colspan=\"2\">{}</th>", esc(g));
             for (i, r) in reports.iter().enumerate() {
                 let res = ClauseResult {
-                    cases: r.cases.iter().filter(|c| c.area == g).collect(),
+                    cases: r.cases().filter(|c| c.case.area == g).collect(),
                 };
                 let _ = write!(
                     out,
@@ -316,7 +302,7 @@ fn matrix(out: &mut String, reports: &[ReportView], clauses: &[String]) {
             out,
             "<tr><th scope=\"row\"><code>{}</code></th><td>{}</td>",
             esc(id),
-            super::view::clause_level(id)
+            level_word(clause_level(id))
         );
         for (i, m) in per_report.iter().enumerate() {
             match m.get(id.as_str()) {
@@ -360,14 +346,10 @@ fn overview(out: &mut String, reports: &[ReportView]) {
         "<section id=\"overview\"><h2>Overview</h2><table class=\"overview\"><tr><th>implementation</th><th>statement</th><th>passed</th><th>unsafe</th><th>different</th><th>other problems</th><th>not applicable</th><th>cases</th></tr>"
     );
     for (i, r) in reports.iter().enumerate() {
-        let t = r.totals();
-        let other = t.get("failed")
-            + t.get("errored")
-            + t.get("not_run")
-            + t.get("fixed")
-            + t.get("known_failures");
-        let na = t.get("unsupported") + t.get("skipped");
-        let cls = |n: u64, c: &str| {
+        let t = r.conformance.all();
+        let other = t.errored + t.not_run + t.fixed + t.known_failures;
+        let na = t.unsupported + t.skipped;
+        let cls = |n: usize, c: &str| {
             if n > 0 {
                 c.to_owned()
             } else {
@@ -380,32 +362,29 @@ fn overview(out: &mut String, reports: &[ReportView]) {
             i + 1,
             esc(&r.title()),
             esc(&label(r)),
-            esc(&r.statement()),
-            cls(t.get("passed"), "pass"),
-            t.get("passed"),
-            cls(t.get("unsafe"), "unsafe"),
-            t.get("unsafe"),
-            cls(t.get("different"), "different"),
-            t.get("different"),
-            cls(
-                other,
-                if t.get("failed") > 0 { "failed" } else { "error" }
-            ),
+            esc(&r.result()),
+            cls(t.passed, "pass"),
+            t.passed,
+            cls(t.unsafe_failures, "unsafe"),
+            t.unsafe_failures,
+            cls(t.different_failures, "different"),
+            t.different_failures,
+            cls(other, "error"),
             t.total()
         );
     }
     let _ = writeln!(out, "</table></section>");
 }
 
-fn case_link(c: &CaseView) -> String {
+fn case_link(c: &CaseResult<'_>) -> String {
     format!(
         "<a href=\"#case-{}\"><code>{}</code></a>",
-        anchor(&c.id),
-        esc(&c.id)
+        anchor(&c.case.id),
+        esc(&c.case.id)
     )
 }
 
-fn failure_list(out: &mut String, heading: &str, class: &str, cases: &[&CaseView]) {
+fn failure_list(out: &mut String, heading: &str, class: &str, cases: &[CaseResult<'_>]) {
     if cases.is_empty() {
         return;
     }
@@ -419,25 +398,44 @@ fn failure_list(out: &mut String, heading: &str, class: &str, cases: &[&CaseView
             out,
             "<li>{} <span class=\"muted\">{} · {}</span>",
             case_link(c),
-            c.level,
-            esc(&c.clauses.join(", "))
+            level_word(c.case.level),
+            esc(&c.case.clauses.join(", "))
         );
-        if let Some(label) = &c.step_label {
-            let _ = write!(out, " — step {}: {}", c.step.unwrap_or(0), esc(label));
-        }
-        if let Some(m) = c.mismatches.first() {
-            let _ = write!(out, "; <em>{}</em>", esc(&m.what));
-            if c.mismatches.len() > 1 {
-                let _ = write!(out, " and {} more", c.mismatches.len() - 1);
+        match &c.outcome.status {
+            Status::Fail(f) => {
+                let _ = write!(out, " — step {}: {}", f.step, esc(&f.label));
+                if let Some(m) = f.mismatches.first() {
+                    let _ = write!(out, "; <em>{}</em>", esc(&m.what));
+                    if f.mismatches.len() > 1 {
+                        let _ = write!(out, " and {} more", f.mismatches.len() - 1);
+                    }
+                }
             }
-        }
-        if let Some(e) = &c.error {
-            let first = e.lines().next().unwrap_or("");
-            let _ = write!(out, ": {}", esc(first));
+            Status::Error { message, .. } => {
+                let first = message.lines().next().unwrap_or("");
+                let _ = write!(out, ": {}", esc(first));
+            }
+            _ => {}
         }
         let _ = writeln!(out, "</li>");
     }
     let _ = writeln!(out, "</ul>");
+}
+
+/// The status class of the cases a count of [`LevelCounts::named`] counts.
+fn count_class(name: &str) -> &'static str {
+    match name {
+        "passed" => "pass",
+        "unsafe" => "unsafe",
+        "different" => "different",
+        "known_failures" => "known-failure",
+        "fixed" => "fixed",
+        "unsupported" => "unsupported",
+        "skipped" => "skipped",
+        "errored" => "error",
+        "not_run" => "not-run",
+        _ => "none",
+    }
 }
 
 fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]) {
@@ -448,54 +446,47 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
         esc(&r.title()),
         esc(&label(r))
     );
-    let _ = writeln!(out, "<p class=\"statement\">{}</p>", esc(&r.statement()));
+    let _ = writeln!(out, "<p class=\"statement\">{}</p>", esc(&r.result()));
     let mut meta = format!("{} · skillspec {}", esc(&r.source), esc(&r.runner_version));
-    if !r.features.is_empty() {
-        let _ = write!(meta, " · features: {}", esc(&r.features.join(", ")));
+    let features: Vec<&str> = r
+        .run
+        .implementation
+        .features
+        .iter()
+        .map(|f| f.as_str())
+        .chain(
+            r.run
+                .implementation
+                .unknown_features
+                .iter()
+                .map(String::as_str),
+        )
+        .collect();
+    if !features.is_empty() {
+        let _ = write!(meta, " · features: {}", esc(&features.join(", ")));
     }
     if let Some(p) = &r.partition {
         let _ = write!(meta, " · partition {}", esc(&p.to_string()));
     }
     let _ = writeln!(out, "<p class=\"muted\">{meta}</p>");
-    if let Some(s) = &r.stopped {
+    if let Some(s) = &r.run.stopped {
         let _ = writeln!(
             out,
             "<p class=\"c-error\">The run stopped early: {}</p>",
-            esc(s)
+            esc(&s.reason)
         );
     }
     // The counts: report.json's summary, with the failures split by kind.
-    let t = r.totals();
-    let mut cols: Vec<(&str, u64, &str)> = vec![
-        (
-            "passed",
-            r.summary.get("passed").copied().unwrap_or(0),
-            "pass",
-        ),
-        ("unsafe", t.get("unsafe"), "unsafe"),
-        ("different", t.get("different"), "different"),
-    ];
-    if t.get("failed") > 0 {
-        cols.push(("failed", t.get("failed"), "failed"));
-    }
-    for (name, class) in [
-        ("known_failures", "known-failure"),
-        ("fixed", "fixed"),
-        ("unsupported", "unsupported"),
-        ("skipped", "skipped"),
-        ("errored", "error"),
-        ("not_run", "not-run"),
-        ("total", "none"),
-    ] {
-        cols.push((name, r.summary.get(name).copied().unwrap_or(0), class));
-    }
+    let t = r.conformance.all();
+    let mut cols: Vec<(&str, usize)> = t.named().to_vec();
+    cols.push(("total", t.total()));
     let _ = write!(out, "<table class=\"summary\"><tr>");
-    for (name, _, _) in &cols {
+    for (name, _) in &cols {
         let _ = write!(out, "<th>{}</th>", name.replace('_', " "));
     }
     let _ = write!(out, "</tr><tr>");
-    for (name, v, class) in &cols {
-        let class = if *v > 0 { *class } else { "none" };
+    for (name, v) in &cols {
+        let class = if *v > 0 { count_class(name) } else { "none" };
         let _ = write!(
             out,
             "<td class=\"n c-{class}\" data-count=\"{name}\">{v}</td>"
@@ -503,23 +494,20 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
     }
     let _ = writeln!(out, "</tr></table>");
 
-    let shown: Vec<&str> = COUNT_NAMES
-        .iter()
-        .copied()
-        .filter(|c| *c != "failed" || t.get("failed") > 0)
-        .collect();
     let _ = write!(
         out,
         "<h3>By area and level</h3><table class=\"levels\"><tr><th>area</th><th>level</th>"
     );
-    for c in &shown {
-        let _ = write!(out, "<th>{}</th>", c.replace('_', " "));
+    for (name, _) in t.named() {
+        let _ = write!(out, "<th>{}</th>", name.replace('_', " "));
     }
     let _ = writeln!(out, "<th>statement</th></tr>");
-    for (area, by_level) in &r.levels {
+    for (area, a) in &r.conformance.areas {
         let rows: Vec<(&str, &LevelCounts)> = LEVELS
             .iter()
-            .filter_map(|l| by_level.get(l).filter(|c| c.total() > 0).map(|c| (*l, c)))
+            .zip(&a.levels)
+            .filter(|(_, c)| c.total() > 0)
+            .map(|(l, c)| (level_word(*l), c))
             .collect();
         for (k, (l, c)) in rows.iter().enumerate() {
             let _ = write!(out, "<tr>");
@@ -533,8 +521,8 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
                 );
             }
             let _ = write!(out, "<td>{l}</td>");
-            for name in &shown {
-                let _ = write!(out, "<td class=\"n\">{}</td>", c.get(name));
+            for (_, count) in c.named() {
+                let _ = write!(out, "<td class=\"n\">{count}</td>");
             }
             if k == 0 {
                 let _ = write!(
@@ -553,30 +541,19 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
         out,
         "Unsafe failures",
         "unsafe",
-        &r.failures(Some(Kind::Unsafe)),
+        &r.failures(FailureKind::Unsafe),
     );
     failure_list(
         out,
         "Different behaviours",
         "different",
-        &r.failures(Some(Kind::Different)),
+        &r.failures(FailureKind::Different),
     );
-    failure_list(
-        out,
-        "Failures of unreported kind",
-        "failed",
-        &r.failures(None),
-    );
-    let others: Vec<&CaseView> = r
-        .cases
-        .iter()
-        .filter(|c| matches!(c.verdict.as_str(), "error" | "not-run" | "fixed"))
-        .collect();
     failure_list(
         out,
         "Errors, cases not run, known failures that passed",
         "error",
-        &others,
+        &r.other_problems(),
     );
 
     let results = by_clause(r);
@@ -593,7 +570,7 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
             "<tr id=\"r{n}-clause-{}\"><th><code>{}</code></th><td>{}</td><td class=\"c-{}\">{}</td><td>",
             anchor(id),
             esc(id),
-            super::view::clause_level(id),
+            level_word(clause_level(id)),
             res.worst(),
             esc(&res.text())
         );
@@ -602,9 +579,9 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
                 out,
                 "<a class=\"badge c-{}\" href=\"#case-{}\" title=\"{}\">{}</a>",
                 status_class(c),
-                anchor(&c.id),
+                anchor(&c.case.id),
                 esc(status_word(status_class(c))),
-                esc(&c.id)
+                esc(&c.case.id)
             );
         }
         let _ = writeln!(out, "</td></tr>");
@@ -613,76 +590,79 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
 }
 
 fn pre(text: &str) -> String {
-    format!("<pre>{}</pre>", esc(&cut(text)))
+    format!("<pre>{}</pre>", esc(&cut(text, VALUE_CHARS)))
 }
 
-fn outcome(out: &mut String, r: &ReportView, c: &CaseView) {
+fn outcome(out: &mut String, r: &ReportView, c: &CaseResult<'_>) {
     let class = status_class(c);
     let _ = write!(
         out,
         "<div class=\"outcome c-{class}\"><h4>{}: <span class=\"badge c-{class}\">{}</span> <span class=\"muted\">{} ms</span></h4>",
         esc(&r.title()),
         esc(status_word(class)),
-        c.duration_ms
+        c.outcome.duration.as_millis()
     );
-    if let Some(step) = c.step {
-        let _ = write!(
-            out,
-            "<p>failed at step {step} (line {}): {}</p>",
-            c.step_line.unwrap_or(0),
-            esc(c.step_label.as_deref().unwrap_or(""))
-        );
-    }
-    if !c.mismatches.is_empty() {
-        let kinds = c.mismatches.iter().any(|m| m.kind.is_some());
-        let _ = write!(
-            out,
-            "<table class=\"mm\"><tr><th>what</th>{}<th>expected</th><th>actual</th></tr>",
-            if kinds { "<th>kind</th>" } else { "" }
-        );
-        for m in &c.mismatches {
-            let kind = if kinds {
-                format!("<td>{}</td>", esc(m.kind.as_deref().unwrap_or("")))
-            } else {
-                String::new()
-            };
+    match &c.outcome.status {
+        Status::Fail(f) => {
             let _ = write!(
                 out,
-                "<tr><td>{}</td>{kind}<td>{}</td><td>{}</td></tr>",
-                esc(&m.what),
-                pre(&m.expected),
-                pre(&m.actual)
+                "<p>failed at step {} (line {}): {}</p>",
+                f.step,
+                f.line,
+                esc(&f.label)
+            );
+            if !f.mismatches.is_empty() {
+                let _ = write!(
+                    out,
+                    "<table class=\"mm\"><tr><th>what</th><th>kind</th><th>expected</th><th>actual</th></tr>"
+                );
+                for m in &f.mismatches {
+                    let _ = write!(
+                        out,
+                        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                        esc(&m.what),
+                        m.kind.word(),
+                        pre(&m.expected),
+                        pre(&m.actual)
+                    );
+                }
+                let _ = write!(out, "</table>");
+            }
+        }
+        Status::Error {
+            message,
+            broken,
+            fault,
+        } => {
+            let _ = write!(
+                out,
+                "<p>error{}:</p>{}",
+                if *broken {
+                    " (the implementation broke)"
+                } else {
+                    ""
+                },
+                pre(message)
+            );
+            if let Some(u) = fault.as_ref().and_then(|f| f.unanswered.as_ref()) {
+                let _ = write!(out, "<p>unanswered request: {}</p>", esc(&u.to_string()));
+            }
+            if let Some(t) = fault.as_ref().and_then(|f| f.stderr_tail.as_ref()) {
+                let _ = write!(out, "<p>the adapter's stderr (its end):</p>{}", pre(t));
+            }
+        }
+        Status::Unsupported(missing) => {
+            let names: Vec<&str> = missing.iter().map(|f| f.as_str()).collect();
+            let _ = write!(
+                out,
+                "<p>needs features the implementation does not declare: {}</p>",
+                esc(&names.join(", "))
             );
         }
-        let _ = write!(out, "</table>");
-    }
-    if let Some(e) = &c.error {
-        let _ = write!(
-            out,
-            "<p>error{}:</p>{}",
-            if c.broken {
-                " (the implementation broke)"
-            } else {
-                ""
-            },
-            pre(e)
-        );
-    }
-    if let Some(u) = &c.unanswered {
-        let _ = write!(out, "<p>unanswered request: {}</p>", esc(u));
-    }
-    if let Some(t) = &c.adapter_stderr {
-        let _ = write!(out, "<p>the adapter's stderr (its end):</p>{}", pre(t));
-    }
-    if !c.missing_features.is_empty() {
-        let _ = write!(
-            out,
-            "<p>needs features the implementation does not declare: {}</p>",
-            esc(&c.missing_features.join(", "))
-        );
-    }
-    if let Some(p) = &c.precondition {
-        let _ = write!(out, "<p>skipped: {}</p>", esc(p));
+        Status::Skipped(why) => {
+            let _ = write!(out, "<p>skipped: {}</p>", esc(why));
+        }
+        Status::Pass | Status::NotRun => {}
     }
     let _ = writeln!(out, "</div>");
 }
@@ -691,19 +671,19 @@ fn cases_section(out: &mut String, reports: &[ReportView], suite: Result<&Suite,
     let mut order: Vec<&str> = Vec::new();
     let mut seen = BTreeSet::new();
     for r in reports {
-        for c in &r.cases {
-            if seen.insert(c.id.as_str()) {
-                order.push(&c.id);
+        for c in r.cases() {
+            if seen.insert(c.case.id.as_str()) {
+                order.push(&c.case.id);
             }
         }
     }
-    let lookup: Vec<BTreeMap<&str, &CaseView>> = reports
+    let lookup: Vec<BTreeMap<&str, CaseResult<'_>>> = reports
         .iter()
-        .map(|r| r.cases.iter().map(|c| (c.id.as_str(), c)).collect())
+        .map(|r| r.cases().map(|c| (c.case.id.as_str(), c)).collect())
         .collect();
     let areas: BTreeSet<&str> = reports
         .iter()
-        .flat_map(|r| r.cases.iter().map(|c| c.area.as_str()))
+        .flat_map(|r| r.cases().map(|c| c.case.area.as_str()))
         .collect();
     let _ = writeln!(
         out,
@@ -737,13 +717,14 @@ fn cases_section(out: &mut String, reports: &[ReportView], suite: Result<&Suite,
         "</select></label><label>text <input type=\"search\" name=\"text\"></label> <output id=\"shown\"></output></form>"
     );
     for id in order {
-        let views: Vec<Option<&&CaseView>> = lookup.iter().map(|m| m.get(id)).collect();
+        let views: Vec<Option<&CaseResult<'_>>> = lookup.iter().map(|m| m.get(id)).collect();
         let Some(first) = views.iter().flatten().next() else {
             continue;
         };
         let statuses: BTreeSet<&str> = views.iter().flatten().map(|c| status_class(c)).collect();
         let def = suite.ok().and_then(|s| s.cases.iter().find(|c| c.id == id));
         let summary = first
+            .case
             .summary
             .clone()
             .or_else(|| def.map(|d| d.summary.clone()));
@@ -751,7 +732,7 @@ fn cases_section(out: &mut String, reports: &[ReportView], suite: Result<&Suite,
             out,
             "<details class=\"case\" id=\"case-{}\" data-area=\"{}\" data-statuses=\"{}\"><summary>",
             anchor(id),
-            esc(&first.area),
+            esc(&first.case.area),
             statuses.into_iter().collect::<Vec<_>>().join(" ")
         );
         for (r, v) in reports.iter().zip(&views) {
@@ -779,8 +760,8 @@ fn cases_section(out: &mut String, reports: &[ReportView], suite: Result<&Suite,
             let _ = write!(out, " <span class=\"muted\">{}</span>", esc(s));
         }
         let _ = write!(out, "</summary>");
-        let _ = write!(out, "<p>{} · clauses: ", first.level);
-        for (k, cl) in first.clauses.iter().enumerate() {
+        let _ = write!(out, "<p>{} · clauses: ", level_word(first.case.level));
+        for (k, cl) in first.case.clauses.iter().enumerate() {
             if k > 0 {
                 out.push_str(", ");
             }
@@ -794,8 +775,8 @@ fn cases_section(out: &mut String, reports: &[ReportView], suite: Result<&Suite,
         let _ = writeln!(
             out,
             " · <code>{}:{}</code></p>",
-            esc(&first.file),
-            first.line
+            esc(&first.case.file),
+            first.case.line
         );
         for (r, v) in reports.iter().zip(&views) {
             if let Some(c) = v {
@@ -824,7 +805,7 @@ fn cases_section(out: &mut String, reports: &[ReportView], suite: Result<&Suite,
 pub fn render(reports: &[ReportView], suite: Result<&Suite, &str>) -> String {
     let mut ids: BTreeSet<&str> = BTreeSet::new();
     for r in reports {
-        for c in &r.cases {
+        for (c, _) in &r.run.results {
             for cl in &c.clauses {
                 ids.insert(cl);
             }

@@ -1,11 +1,11 @@
 //! `skillspec report markdown`: one or more report.json files as GitHub-flavoured Markdown that
 //! fits a CI job summary.
 //!
-//! Per implementation: the conformance statement, the counts per area and level, then the
-//! unsafe failures, the different behaviours, and the remaining problems (failures of an
-//! unreported kind, errors, cases not run, known failures that passed), each with its case id,
-//! clauses, failing step and mismatches. Several reports also get a matrix (implementations ×
-//! areas) first.
+//! Per implementation: the run's `result:` line, the counts per area and level with each area's
+//! statement (all as `skillspec run` words them, [`super::view`]), then the unsafe failures, the
+//! different behaviours, and the remaining problems (errors, cases not run, known failures that
+//! passed), each with its case id, clauses, failing step and mismatches. Several reports also get
+//! a matrix (implementations × areas) first.
 //!
 //! Everything taken from a report goes through [`md`]: control characters are escaped, HTML is
 //! written as entities (a job summary renders HTML), Markdown punctuation is backslash-escaped
@@ -14,8 +14,10 @@
 
 use std::fmt::Write as _;
 
-use super::view::{CaseView, Kind, LevelCounts, ReportView, LEVELS};
-use super::visible;
+use super::html::entity;
+use super::view::{cut, ReportView};
+use super::{level_word, visible, CaseResult, LevelCounts, LEVELS};
+use crate::execution::{FailureKind, Status};
 
 /// Characters of a mismatch's expected or actual value shown before it is cut.
 pub const VALUE_CHARS: usize = 300;
@@ -27,10 +29,11 @@ pub fn md(text: &str) -> String {
     let text = visible(text);
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
+        if let Some(e) = entity(c) {
+            out.push_str(e);
+            continue;
+        }
         match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
             '\n' => out.push_str("<br>"),
             '\t' => out.push(' '),
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '!' | '$' => {
@@ -43,68 +46,41 @@ pub fn md(text: &str) -> String {
     out
 }
 
-/// `text` cut to `max` characters, saying how much was left out.
-fn cut(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
-        return text.to_owned();
-    }
-    let head: String = text.chars().take(max).collect();
-    format!("{head}… ({} more characters in report.json)", n - max)
-}
-
 fn cell(c: &LevelCounts) -> String {
     let total = c.total();
     if total == 0 {
         return "–".into();
     }
+    let words = |name: &'static str| match name {
+        "known_failures" => "known",
+        "not_run" => "not run",
+        other => other,
+    };
     let mut parts = Vec::new();
-    for (name, word) in [
-        ("unsafe", "unsafe"),
-        ("different", "different"),
-        ("failed", "failed"),
-        ("errored", "errored"),
-        ("not_run", "not run"),
-        ("fixed", "fixed"),
-        ("known_failures", "known"),
-        ("unsupported", "unsupported"),
-        ("skipped", "skipped"),
-    ] {
-        let n = c.get(name);
-        if n > 0 {
-            parts.push(format!("{n} {word}"));
+    for (name, n) in c.named() {
+        if name != "passed" && n > 0 {
+            parts.push(format!("{n} {}", words(name)));
         }
     }
-    let bad = c.failing() + c.get("errored") + c.get("not_run") + c.get("fixed");
-    let mark = if c.get("unsafe") > 0 {
+    let mark = if c.unsafe_failures > 0 {
         "🛑"
-    } else if bad == 0 {
+    } else if c.judged() == c.passed && c.not_run == 0 {
         "✅"
     } else {
         "❌"
     };
-    let mut s = format!("{mark} {}/{total}", c.get("passed"));
+    let mut s = format!("{mark} {}/{total}", c.passed);
     if !parts.is_empty() {
         let _ = write!(s, " ({})", parts.join(", "));
     }
     s
 }
 
-fn area_counts(r: &ReportView, area: &str) -> LevelCounts {
-    let mut t = LevelCounts::default();
-    if let Some(by_level) = r.levels.get(area) {
-        for c in by_level.values() {
-            t.add(c);
-        }
-    }
-    t
-}
-
 /// The matrix of several reports: one row per implementation, one column per area.
 fn matrix(out: &mut String, reports: &[ReportView]) {
     let mut areas: Vec<&str> = Vec::new();
     for r in reports {
-        for a in r.levels.keys() {
+        for a in r.conformance.areas.keys() {
             if !areas.contains(&a.as_str()) {
                 areas.push(a);
             }
@@ -125,9 +101,9 @@ fn matrix(out: &mut String, reports: &[ReportView]) {
     for r in reports {
         let _ = write!(out, "| {} |", md(&r.title()));
         for a in &areas {
-            let _ = write!(out, " {} |", cell(&area_counts(r, a)));
+            let _ = write!(out, " {} |", cell(&r.area(a)));
         }
-        let _ = writeln!(out, " {} |", cell(&r.totals()));
+        let _ = writeln!(out, " {} |", cell(&r.conformance.all()));
     }
     let _ = writeln!(
         out,
@@ -135,52 +111,50 @@ fn matrix(out: &mut String, reports: &[ReportView]) {
     );
 }
 
-fn case_line(out: &mut String, c: &CaseView) {
+fn case_line(out: &mut String, r: &CaseResult<'_>) {
+    let c = r.case;
     let _ = write!(
         out,
         "- **{}** ({}; clauses: {})",
         md(&c.id),
-        c.level,
+        level_word(c.level),
         md(&c.clauses.join(", "))
     );
-    if let (Some(step), Some(label)) = (c.step, &c.step_label) {
-        let _ = write!(out, ": step {step}, {}", md(label));
-        if let Some(line) = c.step_line {
-            let _ = write!(out, " (line {line})");
+    match &r.outcome.status {
+        Status::Fail(f) => {
+            let _ = writeln!(out, ": step {}, {} (line {})", f.step, md(&f.label), f.line);
+            for m in &f.mismatches {
+                let _ = writeln!(
+                    out,
+                    "  - {} \\[{}\\]: expected {}; actual {}",
+                    md(&m.what),
+                    m.kind.word(),
+                    md(&cut(&m.expected, VALUE_CHARS)),
+                    md(&cut(&m.actual, VALUE_CHARS))
+                );
+            }
         }
-    }
-    let _ = writeln!(out);
-    for m in &c.mismatches {
-        let kind = m
-            .kind
-            .as_deref()
-            .map(|k| format!(" \\[{}\\]", md(k)))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "  - {}{kind}: expected {}; actual {}",
-            md(&m.what),
-            md(&cut(&m.expected, VALUE_CHARS)),
-            md(&cut(&m.actual, VALUE_CHARS))
-        );
-    }
-    if let Some(e) = &c.error {
-        let _ = writeln!(out, "  - error: {}", md(&cut(e, VALUE_CHARS)));
-    }
-    if let Some(r) = &c.unanswered {
-        let _ = writeln!(out, "  - unanswered request: {}", md(r));
-    }
-    if let Some(t) = &c.adapter_stderr {
-        let tail: String = {
-            let chars: Vec<char> = t.chars().collect();
-            let from = chars.len().saturating_sub(VALUE_CHARS);
-            chars[from..].iter().collect()
-        };
-        let _ = writeln!(out, "  - end of the adapter's stderr: {}", md(&tail));
+        Status::Error { message, fault, .. } => {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "  - error: {}", md(&cut(message, VALUE_CHARS)));
+            if let Some(u) = fault.as_ref().and_then(|f| f.unanswered.as_ref()) {
+                let _ = writeln!(out, "  - unanswered request: {}", md(&u.to_string()));
+            }
+            if let Some(t) = fault.as_ref().and_then(|f| f.stderr_tail.as_ref()) {
+                let chars: Vec<char> = t.chars().collect();
+                let tail: String = chars[chars.len().saturating_sub(VALUE_CHARS)..]
+                    .iter()
+                    .collect();
+                let _ = writeln!(out, "  - end of the adapter's stderr: {}", md(&tail));
+            }
+        }
+        _ => {
+            let _ = writeln!(out);
+        }
     }
 }
 
-fn case_list(out: &mut String, heading: &str, cases: &[&CaseView]) {
+fn case_list(out: &mut String, heading: &str, cases: &[CaseResult<'_>]) {
     if cases.is_empty() {
         return;
     }
@@ -200,10 +174,10 @@ fn case_list(out: &mut String, heading: &str, cases: &[&CaseView]) {
 
 fn one(out: &mut String, r: &ReportView) {
     let _ = writeln!(out, "## {}\n", md(&r.title()));
-    let _ = writeln!(out, "**{}**\n", md(&r.statement()));
+    let _ = writeln!(out, "**{}**\n", md(&r.result()));
     let mut meta = format!(
         "{} cases from {}, skillspec {}",
-        r.cases.len(),
+        r.run.results.len(),
         md(&r.source),
         md(&r.runner_version)
     );
@@ -223,65 +197,40 @@ fn one(out: &mut String, r: &ReportView) {
         }
     }
     let _ = writeln!(out, "{meta}\n");
-    if let Some(s) = &r.stopped {
-        let _ = writeln!(out, "The run stopped early: {}\n", md(s));
+    if let Some(s) = &r.run.stopped {
+        let _ = writeln!(out, "The run stopped early: {}\n", md(&s.reason));
     }
-    let unreported = r.totals().get("failed") > 0;
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "| area | level | passed | unsafe | different |{} known | fixed | unsupported | skipped | errored | not run |\n|---|---|---|---|---|{}---|---|---|---|---|---|\n",
-        if unreported { " failed |" } else { "" },
-        if unreported { "---|" } else { "" }
+        "| area | level | passed | unsafe | different | known | fixed | unsupported | skipped | errored | not run |\n|---|---|---|---|---|---|---|---|---|---|---|"
     );
-    for (area, by_level) in &r.levels {
-        for l in LEVELS {
-            let Some(c) = by_level.get(l).filter(|c| c.total() > 0) else {
+    for (area, a) in &r.conformance.areas {
+        for (l, c) in LEVELS.iter().zip(&a.levels) {
+            if c.total() == 0 {
                 continue;
-            };
-            let mut row = format!(
-                "| {} | {l} | {} | {} | {} |",
-                md(area),
-                c.get("passed"),
-                c.get("unsafe"),
-                c.get("different")
-            );
-            if unreported {
-                let _ = write!(row, " {} |", c.get("failed"));
             }
-            for name in [
-                "known_failures",
-                "fixed",
-                "unsupported",
-                "skipped",
-                "errored",
-                "not_run",
-            ] {
-                let _ = write!(row, " {} |", c.get(name));
+            let mut row = format!("| {} | {} |", md(area), level_word(*l));
+            for (_, n) in c.named() {
+                let _ = write!(row, " {n} |");
             }
             let _ = writeln!(out, "{row}");
         }
     }
     let _ = writeln!(out);
-    for (area, s) in &r.statements {
-        let _ = writeln!(out, "- **{}**: {}", md(area), md(s));
+    for s in r.statements.values() {
+        let _ = writeln!(out, "- {}", md(s));
     }
     let _ = writeln!(out);
-    case_list(out, "Unsafe failures", &r.failures(Some(Kind::Unsafe)));
+    case_list(out, "Unsafe failures", &r.failures(FailureKind::Unsafe));
     case_list(
         out,
         "Different behaviours",
-        &r.failures(Some(Kind::Different)),
+        &r.failures(FailureKind::Different),
     );
-    case_list(out, "Failures of unreported kind", &r.failures(None));
-    let others: Vec<&CaseView> = r
-        .cases
-        .iter()
-        .filter(|c| matches!(c.verdict.as_str(), "error" | "not-run" | "fixed"))
-        .collect();
     case_list(
         out,
         "Errors, cases not run, known failures that passed",
-        &others,
+        &r.other_problems(),
     );
 }
 
@@ -310,11 +259,5 @@ mod tests {
         assert!(s.contains("\\*x\\*") && s.contains("\\[a\\]") && s.contains("\\|"));
         assert!(s.contains("<br>\\# h") && s.contains("\\\\u{1b}"), "{s}");
         assert!(!s.contains('\u{1b}'));
-    }
-
-    #[test]
-    fn cut_says_how_much_is_left_out() {
-        assert_eq!(cut("abcdef", 3), "abc… (3 more characters in report.json)");
-        assert_eq!(cut("abc", 3), "abc");
     }
 }

@@ -11,22 +11,21 @@
 //! selected, the filter, and a fingerprint of the selected cases (their ids and file bytes).
 //! [`merge`] refuses partitions that do not belong to one run (another runner, implementation,
 //! suite, selection, N or known-failures list), overlapping partitions always, and missing ones
-//! unless asked to merge an incomplete set. It works on report.json values only: the merged
-//! `summary`, `areas` and any other per-area counts (such as `conformance`) are the partitions'
-//! counts added up and checked against the cases; the merged junit.xml is written from the
-//! merged cases the way `skillspec run` writes it.
+//! unless asked to merge an incomplete set. Each partition's report.json is read back into its
+//! run ([`from_json`]) and checked (its verdicts, `summary` and `areas` must follow from its
+//! cases); the cases of all of them, in id order, make the merged [`RunReport`], whose
+//! report.json and junit.xml are written by the very functions `skillspec run` writes its own
+//! with, so the merge of a partitioned run equals the full run.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
 use std::str::FromStr;
-use std::time::Duration;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::view::{self, CaseView, LevelCounts, ReportView};
-use super::{visible, RunReport, TAIL_BYTES, TAIL_LINES};
+use super::json::{counts_by_name, from_json, to_json};
+use super::{junit, visible, RunReport, Stopped};
 use crate::cases::Case;
 
 /// Slice `index` (1-based) of `of`.
@@ -106,24 +105,6 @@ pub fn partition_json(p: Partition, filter: Option<&str>, selected: &[&Case]) ->
         "filter": filter,
         "suite": selection_fingerprint(selected),
     })
-}
-
-/// Writes report.json (with `partition`) and junit.xml of one partition into `dir`.
-pub fn write_partition(
-    report: &RunReport<'_>,
-    dir: &Path,
-    partition: &Value,
-) -> std::io::Result<()> {
-    super::write(report, dir)?;
-    let mut v = super::to_json(report);
-    v["partition"] = partition.clone();
-    write_json(&dir.join("report.json"), &v)
-}
-
-/// Writes `v` as pretty JSON with a final newline.
-pub fn write_json(path: &Path, v: &Value) -> std::io::Result<()> {
-    let text = serde_json::to_string_pretty(v).map_err(std::io::Error::other)?;
-    std::fs::write(path, text + "\n")
 }
 
 /// One report given to [`merge`], with where it came from (for messages).
@@ -247,143 +228,50 @@ fn same_run(slices: &[Slice<'_>]) -> Result<(), String> {
     Ok(())
 }
 
-/// The `summary` keys of report.json and the verdict each counts.
-const SUMMARY_KEYS: [(&str, &str); 8] = [
-    ("passed", "pass"),
-    ("failed", "fail"),
-    ("known_failures", "known-failure"),
-    ("fixed", "fixed"),
-    ("unsupported", "unsupported"),
-    ("skipped", "skipped"),
-    ("errored", "error"),
-    ("not_run", "not-run"),
-];
-
-fn counts_of<'a>(verdicts: impl Iterator<Item = &'a str>) -> BTreeMap<&'static str, u64> {
-    let mut m: BTreeMap<&'static str, u64> = SUMMARY_KEYS.iter().map(|(k, _)| (*k, 0)).collect();
-    let mut total = 0;
-    for v in verdicts {
-        total += 1;
-        if let Some((k, _)) = SUMMARY_KEYS.iter().find(|(_, w)| *w == v) {
-            *m.entry(k).or_default() += 1;
+/// Checks that what a partition says follows from its cases (`run`, read back from it): each
+/// case's verdict (from its status and the known-failures list), `summary` and `areas`.
+fn check_counts(input: &Input, run: &RunReport) -> Result<(), String> {
+    let src = &input.source;
+    let written = input.report.get("cases").and_then(Value::as_array);
+    for (r, c) in run.cases().zip(written.into_iter().flatten()) {
+        let verdict = c.get("verdict").and_then(Value::as_str).unwrap_or("");
+        if verdict != r.verdict.word() {
+            return Err(format!(
+                "{src}: case `{}` has verdict `{}`, but its status `{}` and the known-failures list make it `{}`",
+                visible(&r.case.id),
+                visible(verdict),
+                r.outcome.status.word(),
+                r.verdict.word()
+            ));
         }
     }
-    m.insert("total", total);
-    m
-}
-
-fn agrees(counts: &BTreeMap<&'static str, u64>, written: Option<&Value>) -> bool {
-    counts.iter().all(|(k, n)| {
-        written
-            .and_then(|w| w.get(*k))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-            == *n
-    })
-}
-
-/// Checks a report's `summary` and `areas` against its cases.
-fn check_counts(input: &Input) -> Result<(), String> {
-    let cases: Vec<&Value> = input
-        .report
-        .get("cases")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
-    fn verdict<'a>(c: &&'a Value) -> &'a str {
-        c.get("verdict").and_then(Value::as_str).unwrap_or("")
+    let agrees = |counts: &super::Counts, written: Option<&Value>| {
+        counts_by_name(counts).iter().all(|(k, n)| {
+            written
+                .and_then(|w| w.get(k))
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+                == *n
+        })
+    };
+    if !agrees(&run.totals(), input.report.get("summary")) {
+        return Err(format!("{src}: its summary does not match its cases"));
     }
-    let summary = counts_of(cases.iter().map(verdict));
-    if !agrees(&summary, input.report.get("summary")) {
-        return Err(format!(
-            "{}: its summary does not match its cases",
-            input.source
-        ));
-    }
-    let mut areas: BTreeSet<&str> = BTreeSet::new();
-    for c in &cases {
-        areas.insert(c.get("area").and_then(Value::as_str).unwrap_or(""));
-    }
-    for area in areas {
-        let counts = counts_of(
-            cases
-                .iter()
-                .filter(|c| c.get("area").and_then(Value::as_str).unwrap_or("") == area)
-                .map(verdict),
-        );
-        let written = input.report.get("areas").and_then(|a| a.get(area));
+    for (area, counts) in run.by_area() {
+        let written = input.report.get("areas").and_then(|a| a.get(&area));
         if !agrees(&counts, written) {
             return Err(format!(
-                "{}: its counts of area `{}` do not match its cases",
-                input.source,
-                visible(area)
+                "{src}: its counts of area `{}` do not match its cases",
+                visible(&area)
             ));
         }
     }
     Ok(())
 }
 
-/// Adds `v` into `acc`: numbers are summed, objects merged key by key, anything else kept.
-fn add_json(acc: &mut Value, v: &Value) {
-    if let (Some(x), Some(y)) = (acc.as_u64(), v.as_u64()) {
-        *acc = json!(x + y);
-        return;
-    }
-    if let (Value::Object(a), Value::Object(b)) = (acc, v) {
-        for (k, x) in b {
-            match a.get_mut(k) {
-                Some(y) => add_json(y, x),
-                None => {
-                    a.insert(k.clone(), x.clone());
-                }
-            }
-        }
-    }
-}
-
-fn sorted(m: &Map<String, Value>) -> Map<String, Value> {
-    let b: BTreeMap<&String, &Value> = m.iter().collect();
-    b.into_iter().map(|(k, v)| (k.clone(), v.clone())).collect()
-}
-
-/// Sums the `key` objects of the inputs (per-area maps come out sorted, as a run writes them).
-fn sum_of(inputs: &[&Input], key: &str) -> Option<Value> {
-    let mut acc: Option<Value> = None;
-    for i in inputs {
-        if let Some(v) = i.report.get(key) {
-            match &mut acc {
-                None => acc = Some(v.clone()),
-                Some(a) => add_json(a, v),
-            }
-        }
-    }
-    acc
-}
-
-/// The conformance counts added up, with each area's statement (and the overall one, if the
-/// reports have one) written anew from the added-up counts.
-fn merged_conformance(inputs: &[&Input]) -> Option<Value> {
-    let mut c = sum_of(inputs, "conformance")?;
-    if let Some(areas) = c.get_mut("areas").and_then(Value::as_object_mut) {
-        *areas = sorted(areas);
-        for by_level in areas.values_mut() {
-            let levels: BTreeMap<&'static str, LevelCounts> = view::LEVELS
-                .iter()
-                .filter_map(|l| {
-                    by_level
-                        .get(*l)
-                        .map(|v| (*l, LevelCounts::from_json_counts(v)))
-                })
-                .collect();
-            if by_level.get("statement").is_some() {
-                by_level["statement"] = json!(view::area_statement(&levels));
-            }
-        }
-    }
-    Some(c)
-}
-
-/// Merges partitions of one run into one report. Errors say which reports disagree and why.
+/// Merges partitions of one run into one report. `summary_of` gives the summary of a case whose
+/// partition does not carry it (reports of earlier runners). Errors say which reports disagree
+/// and why.
 pub fn merge(
     inputs: &[Input],
     allow_incomplete: bool,
@@ -418,278 +306,144 @@ pub fn merge(
             list(by_index.keys().copied().collect())
         ));
     }
-    // Cases, in the order a full run has them: the suite's, by id.
-    let mut cases: Vec<(String, Value)> = Vec::new();
+    let mut runs = Vec::new();
+    let mut results = Vec::new();
     let mut seen: BTreeMap<String, &str> = BTreeMap::new();
-    for s in by_index.values() {
+    for (k, s) in &by_index {
         let src = &s.input.source;
-        for c in s
-            .input
-            .report
-            .get("cases")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let id = c.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
-            let belongs = slice_of(&id, of);
-            if belongs != s.index {
+        let mut run = from_json(&s.input.report).map_err(|e| format!("{src}: {e}"))?;
+        for (case, _) in &run.results {
+            let belongs = slice_of(&case.id, of);
+            if belongs != *k {
                 return Err(format!(
-                    "{src}: case `{}` is in partition {}/{of} but belongs to {belongs}/{of}: this report was not sliced by this runner's --partition",
-                    visible(&id),
-                    s.index
+                    "{src}: case `{}` is in partition {k}/{of} but belongs to {belongs}/{of}: this report was not sliced by this runner's --partition",
+                    visible(&case.id),
                 ));
             }
-            if let Some(other) = seen.insert(id.clone(), src) {
+            if let Some(other) = seen.insert(case.id.clone(), src) {
                 return Err(format!(
                     "case `{}` is in both {other} and {src}: overlapping partitions cannot be merged",
-                    visible(&id)
+                    visible(&case.id)
                 ));
             }
-            cases.push((id, c.clone()));
         }
-        check_counts(s.input)?;
+        check_counts(s.input, &run)?;
+        results.append(&mut run.results);
+        runs.push((*k, run));
     }
-    cases.sort_by(|a, b| a.0.cmp(&b.0));
+    // In the order of a full run: the suite's, by id.
+    results.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+    for (case, _) in &mut results {
+        if case.summary.is_none() {
+            case.summary = summary_of(&case.id);
+        }
+    }
     let selected = slices[0].part.get("selected").and_then(Value::as_u64);
-    if missing.is_empty() && selected.is_some_and(|n| n != cases.len() as u64) {
+    if missing.is_empty() && selected.is_some_and(|n| n != results.len() as u64) {
         return Err(format!(
             "the partitions hold {} cases but the run selected {}: some partition reports are incomplete",
-            cases.len(),
+            results.len(),
             selected.unwrap_or(0)
         ));
     }
-    let used: Vec<&Input> = by_index.values().map(|s| s.input).collect();
-    let mut summary = sum_of(&used, "summary").unwrap_or_else(|| json!({}));
-    let mut areas = sum_of(&used, "areas").unwrap_or_else(|| json!({}));
-    if let Some(a) = areas.as_object_mut() {
-        *a = sorted(a);
-    }
-    if let Some(s) = summary.as_object_mut() {
-        if s.is_empty() {
-            *s = counts_of(std::iter::empty())
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), json!(v)))
-                .collect();
+    let stopped = runs.iter().find_map(|(k, run)| {
+        let s = run.stopped.as_ref()?;
+        Some(Stopped {
+            reason: format!("partition {k}/{of}: {}", s.reason),
+            fault: s.fault.clone(),
+        })
+    });
+    // Every partition was run with the same implementation and known failures (`same_run`).
+    let (_, first_run) = runs.swap_remove(0);
+    let merged = RunReport {
+        results,
+        stopped,
+        ..first_run
+    };
+    let mut report = to_json(&merged);
+    // The runner that ran the cases, as the partitions (which agree) say.
+    let first = &slices[0].input.report;
+    for key in ["runner", "protocol_version"] {
+        if let Some(v) = first.get(key) {
+            report[key] = v.clone();
         }
     }
-    let conformance = merged_conformance(&used);
-    let stopped = used.iter().zip(by_index.keys()).find_map(|(i, k)| {
-        let mut s = i.report.get("stopped")?.clone();
-        let reason = s.get("reason").and_then(Value::as_str).unwrap_or("");
-        s["reason"] = json!(format!("partition {k}/{of}: {reason}"));
-        Some(s)
-    });
-    let first = &slices[0];
-    let mut out = Map::new();
-    let template = first.input.report.as_object().cloned().unwrap_or_default();
-    for (k, v) in &template {
-        let value = match k.as_str() {
-            "partition" => {
-                if missing.is_empty() {
-                    continue;
-                }
-                let mut p = first.part.clone();
-                if let Some(o) = p.as_object_mut() {
-                    o.remove("index");
-                    o.insert("merged".into(), json!(by_index.keys().collect::<Vec<_>>()));
-                    o.insert("missing".into(), json!(missing));
-                }
-                p
-            }
-            "summary" => summary.clone(),
-            "areas" => areas.clone(),
-            "cases" => Value::Array(cases.iter().map(|c| c.1.clone()).collect()),
-            "conformance" => conformance.clone().unwrap_or(Value::Null),
-            "stopped" => match &stopped {
-                Some(s) => s.clone(),
-                None => continue,
-            },
-            _ => v.clone(),
-        };
-        out.insert(k.clone(), value);
+    if !missing.is_empty() {
+        let mut p = slices[0].part.clone();
+        if let Some(o) = p.as_object_mut() {
+            o.remove("index");
+            o.insert("merged".into(), json!(by_index.keys().collect::<Vec<_>>()));
+            o.insert("missing".into(), json!(missing));
+        }
+        report["partition"] = p;
     }
-    if let (Some(c), false) = (&conformance, out.contains_key("conformance")) {
-        out.insert("conformance".into(), c.clone());
-    }
-    if let (Some(s), false) = (&stopped, out.contains_key("stopped")) {
-        out.insert("stopped".into(), s.clone());
-    }
-    let mut report = Value::Object(out);
-    // The overall statement, if the reports carry one, from the merged counts.
-    if report
-        .get("conformance")
-        .and_then(|c| c.get("statement"))
-        .is_some()
-    {
-        let line = ReportView::from_json("merged", &report).statement();
-        report["conformance"]["statement"] = json!(line);
-    }
-    let junit = junit_from_json(&report, summary_of).map_err(|e| format!("junit.xml: {e}"))?;
+    let junit = junit(&merged).map_err(|e| format!("junit.xml: {e}"))?;
     Ok(Merged {
-        cases: cases.len(),
+        cases: merged.results.len(),
         report,
         junit,
         missing,
     })
 }
 
-/// The end of a stderr tail that a person reads (as the terminal and a run's junit.xml show it).
-fn tail_for_people(tail: &str) -> &str {
-    let mut start = tail.len().saturating_sub(TAIL_BYTES);
-    while !tail.is_char_boundary(start) {
-        start += 1;
-    }
-    let body = tail.trim_end_matches('\n');
-    if let Some((i, _)) = body.rmatch_indices('\n').nth(TAIL_LINES - 1) {
-        start = start.max(i + 1);
-    }
-    &tail[start..]
-}
-
-/// The text a run writes for a non-passing case (`reports::describe`), from report.json.
-pub fn describe_json(c: &CaseView, summary: Option<&str>) -> String {
-    let mut s = String::new();
-    let loc = format!("{}:{}", c.file, c.line);
-    match c.status.as_str() {
-        "pass" => {
-            let _ = writeln!(s, "PASS {}  ({loc})", c.id);
-        }
-        "fail" => {
-            let _ = writeln!(s, "FAIL {}", c.id);
-            if let Some(summary) = summary {
-                let _ = writeln!(s, "  {summary}");
-            }
-            let _ = writeln!(
-                s,
-                "  at {}:{} (step {}: {})",
-                c.file,
-                c.step_line.unwrap_or(0),
-                c.step.unwrap_or(0),
-                c.step_label.as_deref().unwrap_or("")
-            );
-            let _ = writeln!(s, "  clauses: {}", c.clauses.join(", "));
-            for m in &c.mismatches {
-                let _ = writeln!(s, "  {}:", m.what);
-                let _ = writeln!(s, "    expected: {}", m.expected);
-                let _ = writeln!(s, "    actual:   {}", m.actual);
-            }
-        }
-        "skipped" => {
-            let _ = writeln!(
-                s,
-                "SKIPPED {}  ({loc}): {}",
-                c.id,
-                c.precondition.as_deref().unwrap_or("")
-            );
-        }
-        "unsupported" => {
-            let _ = writeln!(
-                s,
-                "UNSUPPORTED {}  ({loc}): needs {}",
-                c.id,
-                c.missing_features.join(", ")
-            );
-        }
-        "error" => {
-            let _ = writeln!(s, "ERROR {}  ({loc})", c.id);
-            for line in c.error.as_deref().unwrap_or("").lines() {
-                let _ = writeln!(s, "  {line}");
-            }
-            if let Some(r) = &c.unanswered {
-                let _ = writeln!(s, "  unanswered request: {r}");
-            }
-            match c.adapter_stderr.as_deref() {
-                Some("") => {
-                    let _ = writeln!(s, "  adapter stderr: (nothing)");
-                }
-                Some(tail) => {
-                    let shown = tail_for_people(tail);
-                    if shown.len() < tail.len() {
-                        let _ = writeln!(
-                            s,
-                            "  adapter stderr (its last {} bytes; report.json has {}):",
-                            shown.len(),
-                            tail.len()
-                        );
-                    } else {
-                        let _ = writeln!(s, "  adapter stderr (its last {} bytes):", tail.len());
-                    }
-                    for line in shown.lines() {
-                        let _ = writeln!(s, "    {line}");
-                    }
-                }
-                None => {}
-            }
-        }
-        _ => {
-            let _ = writeln!(
-                s,
-                "NOT RUN {}  ({loc}): the run stopped before this case",
-                c.id
-            );
-        }
-    }
-    visible(&s).into_owned()
-}
-
-/// junit.xml for a report.json, as `skillspec run` writes it: one suite per area, one test
-/// case per case. `summary_of` gives a case's one-line summary (report.json does not hold it).
-pub fn junit_from_json(
-    report: &Value,
-    summary_of: &dyn Fn(&str) -> Option<String>,
-) -> Result<String, quick_junit::SerializeError> {
-    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-    let cases: Vec<CaseView> = report
-        .get("cases")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().map(view::case_view).collect())
-        .unwrap_or_default();
-    let areas: BTreeSet<&str> = cases.iter().map(|c| c.area.as_str()).collect();
-    let mut out = Report::new("skillspec");
-    for area in areas {
-        let mut suite = TestSuite::new(visible(area).into_owned());
-        for c in cases.iter().filter(|c| c.area == area) {
-            let summary = c.summary.clone().or_else(|| summary_of(&c.id));
-            let text = || describe_json(c, summary.as_deref());
-            let status = match c.verdict.as_str() {
-                "pass" => TestCaseStatus::success(),
-                "fail" => {
-                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    s.set_description(text());
-                    s
-                }
-                "fixed" => {
-                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    s.set_description(
-                        "listed as a known failure, but passed: remove it from the list",
-                    );
-                    s
-                }
-                "error" => {
-                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-                    s.set_description(text());
-                    s
-                }
-                _ => {
-                    let mut s = TestCaseStatus::skipped();
-                    s.set_message(text().trim().to_owned());
-                    s
-                }
-            };
-            let mut tc = TestCase::new(visible(&c.id).into_owned(), status);
-            tc.set_classname(visible(area).into_owned());
-            tc.set_time(Duration::from_millis(c.duration_ms));
-            suite.add_test_case(tc);
-        }
-        out.add_test_suite(suite);
-    }
-    out.to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The only partition of a run of one slice, as `run --partition 1/1` writes it, with a
+    /// pass and a failure explained by a missing tool, the failure without its summary (as an
+    /// earlier runner wrote it).
+    fn only_partition() -> Input {
+        let cases = json!([
+            {"id": "read.a", "summary": "A reads.", "file": "a.yaml", "line": 1, "area": "read",
+             "clauses": ["read.scope"], "status": "pass", "verdict": "pass", "duration_ms": 2},
+            {"id": "run.b", "file": "b.yaml", "line": 1, "area": "run", "clauses": ["run.success"],
+             "status": "fail", "verdict": "fail", "duration_ms": 3, "step": 1, "step_line": 4,
+             "step_label": "call skill_run_script", "mismatches": [
+                {"what": "call outcome", "expected": "success", "actual": "error unknown_tool",
+                 "kind": "interop", "missing_tool": "skill_run_script"}]},
+        ]);
+        let run = from_json(
+            &json!({"implementation": {"name": "x", "version": "1", "features": []},
+            "cases_dir": "c", "known_failures": [], "cases": cases}),
+        )
+        .expect("a run");
+        let mut report = to_json(&run);
+        report["partition"] = json!({"index": 1, "of": 1, "selected": 2, "filter": null,
+                                     "suite": format!("sha256:{}", "0".repeat(64))});
+        Input {
+            source: "p1".into(),
+            report,
+        }
+    }
+
+    #[test]
+    fn a_merge_is_written_by_the_functions_a_run_writes_with() {
+        let input = only_partition();
+        let summary_of = |id: &str| (id == "run.b").then(|| "B runs.".to_owned());
+        let merged = merge(std::slice::from_ref(&input), false, &summary_of).expect("merges");
+        let run = from_json(&merged.report).expect("reads back");
+        assert_eq!(merged.report, to_json(&run));
+        assert_eq!(merged.junit, junit(&run).expect("junit"));
+        assert_eq!(merged.report["cases"][1]["summary"], "B runs.");
+        assert!(merged.junit.contains("FAIL run.b\n  DIFFERENT: safe, but not the specified answer (skill_run_script is missing)\n  B runs.\n"), "{}", merged.junit);
+        assert_eq!(
+            merged.report["conformance"]["areas"]["run"]["statement"],
+            "run: not implemented (skill_run_script missing in the one case run)"
+        );
+    }
+
+    #[test]
+    fn a_verdict_that_does_not_follow_from_its_case_is_refused() {
+        let mut input = only_partition();
+        input.report["cases"][0]["verdict"] = json!("known-failure");
+        let e = merge(&[input], false, &|_| None).err().expect("refused");
+        assert_eq!(e, "p1: case `read.a` has verdict `known-failure`, but its status `pass` and the known-failures list make it `pass`");
+        let mut input = only_partition();
+        input.report["summary"]["passed"] = json!(2);
+        let e = merge(&[input], false, &|_| None).err().expect("refused");
+        assert_eq!(e, "p1: its summary does not match its cases");
+    }
 
     #[test]
     fn partitions_parse_and_refuse() {
@@ -722,25 +476,5 @@ mod tests {
                 assert!(held * 10 > fair * 7 && held * 10 < fair * 13, "{p}: {held}");
             }
         }
-    }
-
-    #[test]
-    fn sums_add_numbers_and_merge_objects() {
-        let mut a = json!({"read": {"MUST": {"passed": 2, "unsafe": 1}, "statement": "a"}});
-        add_json(
-            &mut a,
-            &json!({"read": {"MUST": {"passed": 3}, "SHOULD": {"passed": 1}, "statement": "b"}, "run": {"MUST": {"passed": 1}}}),
-        );
-        assert_eq!(
-            a,
-            json!({"read": {"MUST": {"passed": 5, "unsafe": 1}, "SHOULD": {"passed": 1}, "statement": "a"},
-                   "run": {"MUST": {"passed": 1}}})
-        );
-    }
-
-    #[test]
-    fn long_stderr_tails_show_their_end() {
-        let many: String = (0..100).map(|i| format!("line {i}\n")).collect();
-        assert!(tail_for_people(&many).starts_with("line 80\n"));
     }
 }
