@@ -51,14 +51,23 @@ HEADER = re.compile(r"\[exit code (-?\d+)(; output truncated to its first \d+ by
 ANSWERS = ("approve", "deny")
 
 
-def human(answers):
-    """The scripted human: each confirmation takes the next answer; none left means no."""
-    queue = list(answers)
+class Human:
+    """The scripted human behind the product's confirm callback: each question takes the next
+    answer, none left means no. `asked` collects the questions (the protocol's form: the tool, the
+    skill and script as given, the arguments as they will be passed) until `take_asked()`."""
 
-    def ask(tool, args):
-        return bool(queue) and queue.pop(0) == "approve"
+    def __init__(self, answers):
+        self.queue, self.asked = list(answers), []
 
-    return ask
+    def __call__(self, tool, args):
+        given = args.get("args")
+        self.asked.append({"tool": tool, "skill": args.get("skill"), "script": args.get("script"),
+                           "args": list(given) if given is not None else []})
+        return bool(self.queue) and self.queue.pop(0) == "approve"
+
+    def take_asked(self):
+        asked, self.asked = self.asked, []
+        return asked
 
 
 def product_config(config):
@@ -87,7 +96,7 @@ def product_config(config):
         "tools": {"allow": allow},
         "confirm": "high",
     }
-    return product, (human(answers) if interactive else None)
+    return product, (Human(answers) if interactive else None)
 
 
 def interpreter(python, env):
@@ -97,8 +106,9 @@ def interpreter(python, env):
     if os.path.isabs(python):
         return python
     if "/" not in python and python:
-        found = shutil.which(python, path=env.get("PATH", ""))
-        return os.path.abspath(found) if found else ""
+        # Only absolute PATH entries: a relative one would depend on where the adapter runs.
+        path = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep) if os.path.isabs(d))
+        return shutil.which(python, path=path) or ""
     return ""
 
 
@@ -132,7 +142,7 @@ class HarnessSkills(kit.Runtime):
         sys.executable = interpreter(config.python, config.env)
         os.environ.clear()
         os.environ.update(config.env)
-        self.product = product
+        self.product, self.ask = product, ask
         self.agent = Agent(product, ask=ask)
 
     def discover(self):
@@ -156,8 +166,10 @@ class HarnessSkills(kit.Runtime):
         except ToolError as e:
             if e.code not in CODES:
                 raise kit.AdapterError("the product raised ToolError %r, not in the adapter's table" % e.code)
-            return kit.error(e.code, message=e.message, **e.fields)
-        return kit.ok(translate(tool, text))
+            result = kit.error(e.code, message=e.message, **e.fields)
+        else:
+            result = kit.ok(translate(tool, text))
+        return kit.with_asked(result, self.ask.take_asked() if self.ask else [])
 
     def new_turn(self):
         pass  # the product keeps nothing per turn

@@ -124,7 +124,7 @@ def install(agent, cfg):
         return f"[exit code {proc.returncode}{note}]\n{text}"
 
     def section():
-        lines = [f"- {s.name}: {s.description} (directory: {s.dir})" for s in discover_skills(dirs).values()]
+        lines = [f"- `{s.name}`: {s.description} (directory: {s.dir})" for s in discover_skills(dirs).values()]
         return "\n".join(["## Skills", "Paths in a skill are relative to its directory."] + lines) if lines else ""
 
     agent.prompt_sections.append(section)

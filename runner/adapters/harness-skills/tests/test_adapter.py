@@ -29,7 +29,13 @@ class MappingTest(unittest.TestCase):
         self.assertEqual(product, {"skills": {"enabled": True, "dirs": ["/r/skills"], "script_timeout_ms": "500"},
                                    "tools": {"allow": ["read_skill", "read_skill_file", "run_skill_script"]},
                                    "confirm": "high"})
-        self.assertEqual([ask("run_skill_script", {}) for _ in range(4)], [True, False, False, False])
+        call = {"skill": "a", "script": "x.py", "args": ["-v"]}
+        self.assertEqual([ask("run_skill_script", call) for _ in range(4)], [True, False, False, False])
+        question = {"tool": "run_skill_script", "skill": "a", "script": "x.py", "args": ["-v"]}
+        self.assertEqual(ask.take_asked(), [question] * 4)
+        self.assertEqual(ask.take_asked(), [])
+        ask("run_skill_script", {"skill": "a", "script": "x.py", "args": None})
+        self.assertEqual(ask.take_asked()[0]["args"], [])  # absent or null: nothing is passed
 
     def test_not_allowed_and_non_interactive(self):
         product, ask = adapter.product_config(config(timeout_ms="700", hitl={
@@ -64,6 +70,12 @@ class MappingTest(unittest.TestCase):
             fake.chmod(0o755)
             self.assertEqual(adapter.interpreter("pyth", {"PATH": bin_dir}), str(fake))
             self.assertEqual(adapter.interpreter("pyth", {"PATH": "/nonexistent"}), "")
+            here = os.getcwd()
+            try:  # a relative PATH entry is not looked in, even where it would find one
+                os.chdir(bin_dir)
+                self.assertEqual(adapter.interpreter("pyth", {"PATH": ".:"}), "")
+            finally:
+                os.chdir(here)
         self.assertEqual(adapter.interpreter("./python3", {"PATH": "/usr/bin"}), "")
         self.assertEqual(adapter.interpreter("", {}), "")
 
@@ -123,13 +135,16 @@ class ConversationTest(unittest.TestCase):
         tools, prompt, read, first, second, third, core, found = results
         alpha = str(self.root / "skills" / "alpha")
         self.assertEqual(tools, {"offered": ["read_skill", "read_skill_file", "run_skill_script"]})
-        self.assertIn("- alpha: A (directory: %s)" % alpha, prompt["text"])
+        self.assertIn("- `alpha`: A (directory: %s)" % alpha, prompt["text"])
         self.assertNotIn("alpha", prompt["baseline"])
         self.assertEqual(read, {"ok": True, "value": {"name": "alpha", "body": "Alpha body\n", "directory": alpha}})
+        question = {"tool": "run_skill_script", "skill": "alpha", "script": "scripts/env.py", "args": []}
         self.assertEqual(first, {"ok": True, "value": {"exit_code": 0, "output": "%s from-the-case\n" % sys.executable,
-                                                       "truncated": False}})
-        self.assertEqual(second["error"]["code"], "denied")
+                                                       "truncated": False}, "asked": [question]})
+        self.assertEqual(second, {"ok": False, "error": {"code": "denied", "message": second["error"]["message"]},
+                                  "asked": [question]})
         self.assertEqual(third["error"]["code"], "denied")  # the answers ran out: the human says no
+        self.assertEqual(third["asked"], [question])
         self.assertEqual(core["error"]["code"], "unknown_tool")
         self.assertEqual([e["id"] for e in found["loaded"]], ["alpha"])
 

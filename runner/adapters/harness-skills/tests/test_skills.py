@@ -86,8 +86,8 @@ class LevelsTest(SkillsTest):
         self.write("skills/beta/SKILL.md", "---\nname: beta\ndescription: 'Quoted: beta'\n---\n")
         prompt = self.agent().system_prompt()
         self.assertTrue(prompt.startswith(BASE_PROMPT + "\n\n## Skills\n"), prompt)
-        self.assertIn("- alpha: Does alpha things (directory: %s)" % self.alpha, prompt)
-        self.assertIn("- beta: Quoted: beta (directory: %s)" % (self.skills / "beta"), prompt)
+        self.assertIn("- `alpha`: Does alpha things (directory: %s)" % self.alpha, prompt)
+        self.assertIn("- `beta`: Quoted: beta (directory: %s)" % (self.skills / "beta"), prompt)
         self.assertTrue(os.path.isabs(str(self.alpha)))
         self.assertNotIn("Run scripts/hello.py", prompt)  # L1 is the listing, not the body
 
@@ -119,7 +119,7 @@ class LevelsTest(SkillsTest):
         self.write("skills/plain/scripts/x.py", "print('x')\n")
         agent = self.agent(ask=Human(True))
         self.assertEqual(agent.call("run_skill_script", {"skill": "plain", "script": "scripts/x.py"}), "[exit code 0]\nx\n")
-        self.assertIn("- plain:  (directory: %s)" % (self.skills / "plain"), agent.system_prompt())
+        self.assertIn("- `plain`:  (directory: %s)" % (self.skills / "plain"), agent.system_prompt())
 
 
 class FrontmatterTest(unittest.TestCase):

@@ -78,6 +78,7 @@ __all__ = [
     "rule",
     "serve",
     "skipped",
+    "with_asked",
 ]
 
 PROTOCOL_VERSION = 2
@@ -152,6 +153,17 @@ def error(code: str, **fields: JSON) -> CallResult:
     body = {"code": code}
     body.update(fields)
     return {"ok": False, "error": body}
+
+
+def with_asked(result: CallResult, questions: Sequence[Mapping[str, JSON]]) -> CallResult:
+    """Profile ``hitl``: ``result`` (from :func:`ok` or :func:`error`) with ``asked``, the
+    questions the runtime asked the human during the call, in order, each
+    ``{"tool", "skill", "script", "args"}`` (PROTOCOL.md). No question: ``result`` unchanged
+    (an absent ``asked`` means none)."""
+    out = dict(result)
+    if questions:
+        out["asked"] = [dict(q) for q in questions]
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -725,14 +737,18 @@ class _Session:
 
     def call(self, tool: str, args: JSON) -> Dict[str, JSON]:
         value = self.invoke("call", tool, args)
-        if isinstance(value, dict) and value.get("ok") is True and isinstance(value.get("value"), dict) and len(value) == 2:
+        # `asked` (profile hitl, see with_asked): a list of objects, the only optional third key.
+        extra = 3 if isinstance(value, dict) and "asked" in value else 2
+        if extra == 3 and not (isinstance(value["asked"], list) and all(isinstance(q, dict) for q in value["asked"])):
+            raise _Answer("adapter bug: call()'s `asked` must be a list of question objects, got %s" % _describe(value["asked"]))
+        if isinstance(value, dict) and value.get("ok") is True and isinstance(value.get("value"), dict) and len(value) == extra:
             return value
         if (
             isinstance(value, dict)
             and value.get("ok") is False
             and isinstance(value.get("error"), dict)
             and isinstance(value["error"].get("code"), str)
-            and len(value) == 2
+            and len(value) == extra
         ):
             return value
         raise _Answer("adapter bug: call() must return ok({...}) or error(code, ...), got %s" % _describe(value))
