@@ -45,7 +45,7 @@ def discover_skills(dirs):
                 meta, body = parse_frontmatter((child / "SKILL.md").read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError):
                 continue
-            skill = Skill(meta.get("name") or child.name, meta.get("description", ""), child.resolve(), body)
+            skill = Skill(meta.get("name") or child.name, meta.get("description", ""), child.resolve(), body.strip())
             if skill.name not in found and f"{skill.name}{skill.description}{skill.dir}".isprintable():
                 found[skill.name] = skill
     return found

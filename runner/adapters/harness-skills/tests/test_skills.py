@@ -98,7 +98,7 @@ class LevelsTest(SkillsTest):
 
     def test_l2_read_skill_returns_the_body_and_directory(self):
         text = self.agent().call("read_skill", {"name": "alpha"})
-        self.assertEqual(text, "Skill: alpha\nDirectory: %s\n\n# Alpha\nRun scripts/hello.py.\n" % self.alpha)
+        self.assertEqual(text, "Skill: alpha\nDirectory: %s\n\n# Alpha\nRun scripts/hello.py." % self.alpha)
 
     def test_l2_unknown_skill_is_refused(self):
         self.refused("unknown_skill", "read_skill", {"name": "gamma"})
