@@ -4,6 +4,7 @@ the default tool allowlist, confirmed by the user on every call, refused when no
 fence is input validation, not a security boundary (isolation is Docker's job): local, trusted use only; never
 expose an agent that allows run_skill_script to the public internet.
 """
+import contextlib
 import os
 import re
 import signal
@@ -117,7 +118,8 @@ def install(agent, cfg):
             try:
                 out = proc.communicate(timeout=limit_ms / 1000)[0]
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)  # the script and all it started; `with` reaps it
+                with contextlib.suppress(ProcessLookupError):  # unless the whole group ended meanwhile
+                    os.killpg(proc.pid, signal.SIGKILL)  # the script and all it started; `with` reaps it
                 raise ToolError("timeout", f"{script} was stopped after {limit_ms} ms", timeout_ms=limit_ms) from None
         text, cut = reg.truncate(out.decode("utf-8", "replace"))
         note = f"; output truncated to its first {reg.limit} bytes" if cut else ""
