@@ -32,7 +32,8 @@ def parse_frontmatter(text):
 
 
 def discover_skills(dirs):
-    """{name: Skill} for each `<dir>/<child>/SKILL.md`: dirs in order, children by name, first name wins."""
+    """{name: Skill} for each `<dir>/<child>/SKILL.md` with a name and a description: dirs in order, children by
+    name, first name wins."""
     found = {}
     for root in dirs:
         try:
@@ -46,8 +47,9 @@ def discover_skills(dirs):
                 meta, body = parse_frontmatter((child / "SKILL.md").read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError):
                 continue
-            skill = Skill(meta.get("name") or child.name, meta.get("description", ""), child.resolve(), body.strip())
-            if skill.name not in found and f"{skill.name}{skill.description}{skill.dir}".isprintable():
+            skill = Skill(meta.get("name", ""), meta.get("description", ""), child.resolve(), body.strip())
+            ok = skill.name and skill.description and f"{skill.name}{skill.description}{skill.dir}".isprintable()
+            if ok and skill.name not in found:  # name and description are the standard's required fields
                 found[skill.name] = skill
     return found
 

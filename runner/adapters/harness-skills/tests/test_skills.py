@@ -114,12 +114,17 @@ class LevelsTest(SkillsTest):
         self.assertEqual(out, "[exit code 0]\nhello ['a b', '--x'] %s\n" % self.alpha)
 
     def test_each_level_works_without_the_others(self):
-        # L3 with L2 never called, on a skill whose SKILL.md has no frontmatter (named after its dir).
-        self.write("skills/plain/SKILL.md", "no frontmatter\n")
-        self.write("skills/plain/scripts/x.py", "print('x')\n")
+        # L3 in a fresh agent, with L2 and the prompt never asked for.
+        self.write("skills/beta/SKILL.md", "---\nname: beta\ndescription: b\n---\n")
+        self.write("skills/beta/scripts/x.py", "print('x')\n")
+        self.write("skills/beta/assets/a.txt", "a")
         agent = self.agent(ask=Human(True))
-        self.assertEqual(agent.call("run_skill_script", {"skill": "plain", "script": "scripts/x.py"}), "[exit code 0]\nx\n")
-        self.assertIn("- `plain`:  (directory: %s)" % (self.skills / "plain"), agent.system_prompt())
+        self.assertEqual(agent.call("run_skill_script", {"skill": "beta", "script": "scripts/x.py"}), "[exit code 0]\nx\n")
+        self.assertEqual(self.agent().call("read_skill_file", {"skill": "beta", "path": "assets/a.txt"}), "a")
+        # L1 and L2 while the script tool is not allowed.
+        agent = self.agent(allow_script=False)
+        self.assertIn("`beta`", agent.system_prompt())
+        self.assertTrue(agent.call("read_skill", {"name": "beta"}).startswith("Skill: beta\n"))
 
 
 class FrontmatterTest(unittest.TestCase):
@@ -138,11 +143,14 @@ class FrontmatterTest(unittest.TestCase):
 
 
 class DiscoveryTest(SkillsTest):
-    def test_dirs_in_order_first_name_wins_and_unprintable_is_skipped(self):
+    def test_dirs_in_order_first_name_wins_and_the_rest_is_skipped(self):
         self.write("more/alpha/SKILL.md", "---\nname: alpha\ndescription: second\n---\n")
         self.write("more/delta/SKILL.md", "---\nname: delta\ndescription: tab\there\n---\n")
-        self.write("more/eps/SKILL.md", b"---\nname: eps\n---\n\xff")
+        self.write("more/eps/SKILL.md", b"---\nname: eps\ndescription: e\n---\n\xff")
         self.write("more/zeta/README.md", "not a skill\n")
+        self.write("more/plain/SKILL.md", "no frontmatter\n")
+        self.write("more/nameless/SKILL.md", "---\ndescription: no name\n---\n")
+        self.write("more/undescribed/SKILL.md", "---\nname: undescribed\ndescription:  \n---\n")
         found = discover_skills([str(self.skills), str(self.root / "more"), str(self.root / "missing")])
         self.assertEqual(list(found), ["alpha"])
         self.assertEqual(found["alpha"].description, "Does alpha things")
