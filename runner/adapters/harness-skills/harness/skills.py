@@ -54,6 +54,10 @@ def discover_skills(dirs):
     return found
 
 
+USE = (("read_skill", "to read a skill's instructions"), ("read_skill_file", "to read its references/ and assets/ files"),
+       ("run_skill_script", "to run its Python scripts (the user confirms each run)"))
+
+
 def timeout_ms(setting):
     """The script timeout: 1 to 86,400,000 ms written in ASCII digits; anything else gives 30 s."""
     text = "" if setting is None or isinstance(setting, bool) else str(setting)
@@ -129,6 +133,8 @@ def install(agent, cfg):
 
     def section():
         lines = [f"- `{s.name}`: {s.description} (directory: {s.dir})" for s in discover_skills(dirs).values()]
-        return "\n".join(["## Skills", "Paths in a skill are relative to its directory."] + lines) if lines else ""
+        use = "; ".join(f"`{tool}` {what}" for tool, what in USE if reg.allowed(tool))
+        head = "Paths in a skill are relative to its directory." + (f" Use {use}." if use else "")
+        return "\n".join(["## Skills", head] + lines) if lines else ""
 
     agent.prompt_sections.append(section)

@@ -91,6 +91,16 @@ class LevelsTest(SkillsTest):
         self.assertTrue(os.path.isabs(str(self.alpha)))
         self.assertNotIn("Run scripts/hello.py", prompt)  # L1 is the listing, not the body
 
+    def test_l1_names_the_skill_tools_offered_and_only_those(self):
+        allowed, not_allowed = self.agent().system_prompt(), self.agent(allow_script=False).system_prompt()
+        for prompt in (allowed, not_allowed):
+            self.assertIn("`read_skill` to read a skill's instructions; `read_skill_file` to read", prompt)
+        self.assertIn("`run_skill_script` to run its Python scripts", allowed)
+        self.assertNotIn("run_skill_script", not_allowed)
+        only = Agent({"skills": {"enabled": True, "dirs": [str(self.skills)]}, "tools": {"allow": []}}).system_prompt()
+        self.assertIn("relative to its directory.\n- `alpha`", only)
+        self.assertNotIn("read_skill", only)
+
     def test_l1_section_is_left_out_when_no_skill_is_found(self):
         agent = self.agent(dirs=[str(self.root / "empty")])
         self.assertEqual(agent.system_prompt(), BASE_PROMPT)
