@@ -9,8 +9,9 @@ its human, each step one call into `harness.agent.Agent`, and the product's text
 - `hitl.enabled` -> `skills.enabled`; `skills_root` -> `skills.dirs` (one directory);
   `hitl.timeout_ms` (else `timeout_ms`) -> `skills.script_timeout_ms`, as written;
   `hitl.script_tool_allowed` -> `tools.allow` gains `run_skill_script`; `confirm: high` always;
-- `hitl.session: interactive` -> a human who gives `hitl.answers` in order and denies once they run
-  out; `non-interactive` -> no human (the product refuses: fail closed);
+- `hitl.session: interactive` -> a human (the product's confirm callback) who gives `hitl.answers`
+  in order and denies once they run out; `non-interactive` -> no callback (the product refuses:
+  fail closed); the questions the callback received during a call are reported as `asked`;
 - `python` -> `sys.executable`, the interpreter the product runs scripts with (the seed's "current
   sys.executable"): the product stands as if that interpreter had started it; `env` -> the
   product's `os.environ` (scripts inherit it, as in the product).
