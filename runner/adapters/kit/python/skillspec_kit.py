@@ -75,10 +75,10 @@ __all__ = [
     "error",
     "loaded",
     "ok",
+    "with_asked",
     "rule",
     "serve",
     "skipped",
-    "with_asked",
 ]
 
 PROTOCOL_VERSION = 2
@@ -146,6 +146,15 @@ def ok(value: Mapping[str, JSON]) -> CallResult:
     return {"ok": True, "value": dict(value)}
 
 
+def with_asked(result: CallResult, asked: Sequence[Mapping[str, JSON]]) -> CallResult:
+    """Profile ``hitl``: ``result`` (from :func:`ok` or :func:`error`) with the questions the
+    runtime asked the human during the call, each ``{"tool", "skill", "script", "args"}``, in order
+    (PROTOCOL.md, "Profiles")."""
+    out = dict(result)
+    out["asked"] = [dict(q) for q in asked]
+    return out
+
+
 def error(code: str, **fields: JSON) -> CallResult:
     """A tool call that failed: ``code`` from SPEC.md (``not_found``, ``not_approved``, ...) and
     the fields SPEC.md gives it (``exit_code``, ``stderr``, ``approved_scripts``, ``hint``);
@@ -153,17 +162,6 @@ def error(code: str, **fields: JSON) -> CallResult:
     body = {"code": code}
     body.update(fields)
     return {"ok": False, "error": body}
-
-
-def with_asked(result: CallResult, questions: Sequence[Mapping[str, JSON]]) -> CallResult:
-    """Profile ``hitl``: ``result`` (from :func:`ok` or :func:`error`) with ``asked``, the
-    questions the runtime asked the human during the call, in order, each
-    ``{"tool", "skill", "script", "args"}`` (PROTOCOL.md). No question: ``result`` unchanged
-    (an absent ``asked`` means none)."""
-    out = dict(result)
-    if questions:
-        out["asked"] = [dict(q) for q in questions]
-    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -737,18 +735,21 @@ class _Session:
 
     def call(self, tool: str, args: JSON) -> Dict[str, JSON]:
         value = self.invoke("call", tool, args)
-        # `asked` (profile hitl, see with_asked): a list of objects, the only optional third key.
-        extra = 3 if isinstance(value, dict) and "asked" in value else 2
-        if extra == 3 and not (isinstance(value["asked"], list) and all(isinstance(q, dict) for q in value["asked"])):
-            raise _Answer("adapter bug: call()'s `asked` must be a list of question objects, got %s" % _describe(value["asked"]))
-        if isinstance(value, dict) and value.get("ok") is True and isinstance(value.get("value"), dict) and len(value) == extra:
+        # Profile `hitl` (PROTOCOL.md): a result may carry `asked`, the list of questions the
+        # runtime asked the human during the call (see :func:`with_asked`).
+        size = 2
+        if isinstance(value, dict) and "asked" in value:
+            if not (isinstance(value["asked"], list) and all(isinstance(q, dict) for q in value["asked"])):
+                raise _Answer("adapter bug: `asked` must be a list of question objects, got %s" % _describe(value["asked"]))
+            size = 3
+        if isinstance(value, dict) and value.get("ok") is True and isinstance(value.get("value"), dict) and len(value) == size:
             return value
         if (
             isinstance(value, dict)
             and value.get("ok") is False
             and isinstance(value.get("error"), dict)
             and isinstance(value["error"].get("code"), str)
-            and len(value) == extra
+            and len(value) == size
         ):
             return value
         raise _Answer("adapter bug: call() must return ok({...}) or error(code, ...), got %s" % _describe(value))

@@ -529,7 +529,7 @@ class Failures(KitTest):
         q = {"tool": "run_skill_script", "skill": "a", "script": "x.py", "args": []}
         self.assertEqual(self.step(p, "call", tool="ok", args={})["result"], {"ok": True, "value": {"exit_code": 0}, "asked": [q]})
         self.assertEqual(self.step(p, "call", tool="denied", args={})["result"], {"ok": False, "error": {"code": "denied"}, "asked": [q]})
-        self.assertEqual(self.step(p, "call", tool="none", args={})["result"], {"ok": False, "error": {"code": "unknown_skill"}})
+        self.assertEqual(self.step(p, "call", tool="none", args={})["result"], {"ok": False, "error": {"code": "unknown_skill"}, "asked": []})
         r = self.step(p, "call", tool="bad", args={})
         self.assertEqual(r["type"], "error")
         self.assertIn("`asked` must be a list of question objects", r["message"])
