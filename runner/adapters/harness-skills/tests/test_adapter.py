@@ -137,7 +137,7 @@ class ConversationTest(unittest.TestCase):
         self.assertEqual(tools, {"offered": ["read_skill", "read_skill_file", "run_skill_script"]})
         self.assertIn("- `alpha`: A (directory: %s)" % alpha, prompt["text"])
         self.assertNotIn("alpha", prompt["baseline"])
-        self.assertEqual(read, {"ok": True, "value": {"name": "alpha", "body": "Alpha body", "directory": alpha}})
+        self.assertEqual(read, {"ok": True, "value": {"name": "alpha", "body": "Alpha body", "directory": alpha}, "asked": []})
         question = {"tool": "run_skill_script", "skill": "alpha", "script": "scripts/env.py", "args": []}
         self.assertEqual(first, {"ok": True, "value": {"exit_code": 0, "output": "%s from-the-case\n" % sys.executable,
                                                        "truncated": False}, "asked": [question]})
