@@ -507,6 +507,34 @@ class Failures(KitTest):
             self.assertIn(words, r["message"])
         self.assert_clean_exit(p)
 
+    def test_asked_rides_along_a_call_result_and_is_checked(self):
+        p = self.adapter(
+            """
+            class A(kit.Runtime):
+                name, version = "hitl", "0"
+                def call(self, tool, args):
+                    q = [{"tool": "run_skill_script", "skill": "a", "script": "x.py", "args": []}]
+                    if tool == "ok":
+                        return kit.with_asked(kit.ok({"exit_code": 0}), q)
+                    if tool == "denied":
+                        return kit.with_asked(kit.error("denied"), q)
+                    if tool == "none":
+                        return kit.with_asked(kit.error("unknown_skill"), [])
+                    return dict(kit.ok({}), asked="yes")
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p)
+        q = {"tool": "run_skill_script", "skill": "a", "script": "x.py", "args": []}
+        self.assertEqual(self.step(p, "call", tool="ok", args={})["result"], {"ok": True, "value": {"exit_code": 0}, "asked": [q]})
+        self.assertEqual(self.step(p, "call", tool="denied", args={})["result"], {"ok": False, "error": {"code": "denied"}, "asked": [q]})
+        self.assertEqual(self.step(p, "call", tool="none", args={})["result"], {"ok": False, "error": {"code": "unknown_skill"}, "asked": []})
+        r = self.step(p, "call", tool="bad", args={})
+        self.assertEqual(r["type"], "error")
+        self.assertIn("`asked` must be a list of question objects", r["message"])
+        self.assert_clean_exit(p)
+
     def test_async_methods_run_on_one_loop(self):
         p = self.adapter(
             """
