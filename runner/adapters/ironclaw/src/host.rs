@@ -130,7 +130,10 @@ fn optional_count(v: Option<&Value>, what: &str, default: usize) -> Result<usize
 fn dirs_of(config: &Value) -> Result<Option<Dirs>, String> {
     match config.get("skill_dirs") {
         None | Some(Value::Null) => Ok(optional_path(config.get("skills_root"), "skills_root")?
-            .map(|root| Dirs { user: Some(root), ..Dirs::default() })),
+            .map(|root| Dirs {
+                user: Some(root),
+                ..Dirs::default()
+            })),
         Some(Value::Object(d)) => Ok(Some(Dirs {
             user: optional_path(d.get("user"), "skill_dirs.user")?,
             workspace: optional_path(d.get("workspace"), "skill_dirs.workspace")?,
@@ -233,7 +236,11 @@ impl Host {
                 registry: Arc::new(RwLock::new(registry)),
             }
         });
-        Ok(Host { runtime, skills, limits })
+        Ok(Host {
+            runtime,
+            skills,
+            limits,
+        })
     }
 
     pub fn step(&mut self, step: &Value) -> StepOutcome {
@@ -241,7 +248,11 @@ impl Host {
         match op {
             "discover" => self.discover(),
             "tools" => {
-                let offered: &[&str] = if self.skills.is_some() { &OFFERED_TOOLS } else { &[] };
+                let offered: &[&str] = if self.skills.is_some() {
+                    &OFFERED_TOOLS
+                } else {
+                    &[]
+                };
                 StepOutcome::Result(json!({"offered": offered}))
             }
             // The selection is made afresh for every message; ironclaw keeps no turn state in
@@ -264,7 +275,9 @@ impl Host {
         let Some(skills) = &self.skills else {
             return StepOutcome::Result(json!({"loaded": []}));
         };
-        let fresh = self.runtime.block_on(discover(&skills.dirs, skills.max_scan_depth));
+        let fresh = self
+            .runtime
+            .block_on(discover(&skills.dirs, skills.max_scan_depth));
         let loaded: Vec<Value> = fresh.skills().iter().map(guide).collect();
         match skills.registry.write() {
             Ok(mut guard) => *guard = fresh,
@@ -280,9 +293,15 @@ impl Host {
         let tools: Vec<String> = match step.get("tools") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => {
-                match items.iter().map(|t| t.as_str().map(str::to_owned)).collect() {
+                match items
+                    .iter()
+                    .map(|t| t.as_str().map(str::to_owned))
+                    .collect()
+                {
                     Some(names) => names,
-                    None => return StepOutcome::Unserved("select `tools` holds a non-string".into()),
+                    None => {
+                        return StepOutcome::Unserved("select `tools` holds a non-string".into());
+                    }
                 }
             }
             Some(_) => return StepOutcome::Unserved("select `tools` is not a list".into()),
@@ -327,7 +346,11 @@ impl Host {
             return StepOutcome::Unserved("call without a string `tool`".into());
         };
         let args = step.get("args").cloned().unwrap_or(Value::Null);
-        let Some(skills) = self.skills.as_ref().filter(|_| OFFERED_TOOLS.contains(&tool)) else {
+        let Some(skills) = self
+            .skills
+            .as_ref()
+            .filter(|_| OFFERED_TOOLS.contains(&tool))
+        else {
             return StepOutcome::Result(tool_error(
                 "unknown_tool",
                 format!("ironclaw offers no tool `{tool}` here"),
@@ -349,7 +372,10 @@ impl Host {
                     }
                 };
                 if let Err(e) = checked {
-                    return StepOutcome::Result(tool_error(code_of_registry_error(&e), e.to_string()));
+                    return StepOutcome::Result(tool_error(
+                        code_of_registry_error(&e),
+                        e.to_string(),
+                    ));
                 }
             }
             let tool = SkillRemoveTool::new(registry);
@@ -367,12 +393,20 @@ mod tests {
     use super::*;
     use std::fs;
 
-    const DEFAULTS: Defaults = Defaults { max_active: 3, max_context_tokens: 4000, max_scan_depth: 3 };
+    const DEFAULTS: Defaults = Defaults {
+        max_active: 3,
+        max_context_tokens: 4000,
+        max_scan_depth: 3,
+    };
 
     fn skill(dir: &std::path::Path, name: &str, keywords: &[&str]) {
         let d = dir.join(name);
         fs::create_dir_all(&d).unwrap();
-        let kws = keywords.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
+        let kws = keywords
+            .iter()
+            .map(|k| format!("\"{k}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
         fs::write(
             d.join("SKILL.md"),
             format!(
@@ -392,7 +426,10 @@ mod tests {
     #[test]
     fn defaults_are_ironclaws() {
         let d = Defaults::from_ironclaw();
-        assert_eq!((d.max_active, d.max_context_tokens, d.max_scan_depth), (3, 4000, 3));
+        assert_eq!(
+            (d.max_active, d.max_context_tokens, d.max_scan_depth),
+            (3, 4000, 3)
+        );
     }
 
     #[test]
@@ -421,10 +458,23 @@ mod tests {
 
     #[test]
     fn selection_limits_default_and_override() {
-        assert_eq!(limits_of(&json!({}), &DEFAULTS).unwrap(), Limits { max_active: 3, max_context_tokens: 4000 });
         assert_eq!(
-            limits_of(&json!({"selection": {"max_active": 1, "max_context_tokens": null}}), &DEFAULTS).unwrap(),
-            Limits { max_active: 1, max_context_tokens: 4000 }
+            limits_of(&json!({}), &DEFAULTS).unwrap(),
+            Limits {
+                max_active: 3,
+                max_context_tokens: 4000
+            }
+        );
+        assert_eq!(
+            limits_of(
+                &json!({"selection": {"max_active": 1, "max_context_tokens": null}}),
+                &DEFAULTS
+            )
+            .unwrap(),
+            Limits {
+                max_active: 1,
+                max_context_tokens: 4000
+            }
         );
         assert!(limits_of(&json!({"selection": {"max_active": -1}}), &DEFAULTS).is_err());
     }
@@ -446,10 +496,16 @@ mod tests {
             .collect();
         assert_eq!(trust, vec![("deploy", "trusted"), ("weather", "installed")]);
         let tools = json!(["shell", "memory_read", "http"]);
-        let r = result(host.step(&json!({"op": "select", "message": "deploy now", "tools": tools})));
-        assert_eq!(r["selected"], json!([{"name": "deploy", "trust": "trusted"}]));
+        let r =
+            result(host.step(&json!({"op": "select", "message": "deploy now", "tools": tools})));
+        assert_eq!(
+            r["selected"],
+            json!([{"name": "deploy", "trust": "trusted"}])
+        );
         assert_eq!(r["tool_ceiling"], tools);
-        let r = result(host.step(&json!({"op": "select", "message": "deploy the weather", "tools": tools})));
+        let r = result(
+            host.step(&json!({"op": "select", "message": "deploy the weather", "tools": tools})),
+        );
         assert_eq!(r["tool_ceiling"], json!(["memory_read"]));
     }
 
@@ -464,14 +520,75 @@ mod tests {
         let call = |host: &mut Host, tool: &str, args: Value| {
             result(host.step(&json!({"op": "call", "tool": tool, "args": args})))
         };
-        assert_eq!(call(&mut host, "skill_remove", json!({"name": "nope"}))["error"]["code"], "not_found");
-        assert_eq!(call(&mut host, "skill_remove", json!({"name": "local"}))["error"]["code"], "not_removable");
-        assert_eq!(call(&mut host, "skill_remove", json!({}))["error"]["code"], "invalid_args");
-        assert_eq!(call(&mut host, "skill_remove", json!({"name": "fetched"}))["value"]["name"], "fetched");
+        assert_eq!(
+            call(&mut host, "skill_remove", json!({"name": "nope"}))["error"]["code"],
+            "not_found"
+        );
+        assert_eq!(
+            call(&mut host, "skill_remove", json!({"name": "local"}))["error"]["code"],
+            "not_removable"
+        );
+        assert_eq!(
+            call(&mut host, "skill_remove", json!({}))["error"]["code"],
+            "invalid_args"
+        );
+        assert_eq!(
+            call(&mut host, "skill_remove", json!({"name": "fetched"}))["value"]["name"],
+            "fetched"
+        );
         assert!(!inst.join("fetched/SKILL.md").exists());
         let listed = call(&mut host, "skill_list", json!({}));
-        let names: Vec<&str> = listed["value"]["skills"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = listed["value"]["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, vec!["local"]);
-        assert_eq!(call(&mut host, "skill_install", json!({"name": "x"}))["error"]["code"], "unknown_tool");
+        assert_eq!(
+            call(&mut host, "skill_install", json!({"name": "x"}))["error"]["code"],
+            "unknown_tool"
+        );
+    }
+
+    /// ironclaw 0.24.0 gives installed and user skills the same source (`SkillSource::User`),
+    /// and `validate_remove` refuses only workspace skills: its tool removes a Trusted user
+    /// skill. The adapter reports that as it is (this test pins the translation, not a wish).
+    #[test]
+    fn a_trusted_user_skill_is_removed_as_ironclaw_does() {
+        let root = tempfile::tempdir().unwrap();
+        let user = root.path().join("u");
+        skill(&user, "mine", &["mine"]);
+        let config = json!({"skill_dirs": {"user": user, "workspace": null, "installed": null}});
+        let mut host = Host::start(&config, &DEFAULTS).unwrap();
+        let r = result(
+            host.step(&json!({"op": "call", "tool": "skill_remove", "args": {"name": "mine"}})),
+        );
+        assert_eq!(r["ok"], true);
+        assert!(!user.join("mine/SKILL.md").exists());
+        let found = result(host.step(&json!({"op": "discover"})));
+        assert_eq!(found["loaded"], json!([]));
+    }
+
+    #[test]
+    fn without_any_skill_directory_the_skills_feature_is_off() {
+        let mut host = Host::start(&json!({"skills_root": null}), &DEFAULTS).unwrap();
+        assert_eq!(
+            result(host.step(&json!({"op": "tools"})))["offered"],
+            json!([])
+        );
+        assert_eq!(
+            result(host.step(&json!({"op": "discover"})))["loaded"],
+            json!([])
+        );
+        let r =
+            result(host.step(&json!({"op": "select", "message": "deploy", "tools": ["shell"]})));
+        assert_eq!(r, json!({"selected": [], "tool_ceiling": ["shell"]}));
+        let r = result(host.step(&json!({"op": "call", "tool": "skill_list", "args": {}})));
+        assert_eq!(r["error"]["code"], "unknown_tool");
+        assert!(matches!(
+            host.step(&json!({"op": "prompt"})),
+            StepOutcome::Unserved(_)
+        ));
     }
 }

@@ -76,7 +76,9 @@ impl Session {
                 })),
                 other => error(
                     None,
-                    format!("protocol version {other:?} is not spoken here (only {PROTOCOL_VERSION})"),
+                    format!(
+                        "protocol version {other:?} is not spoken here (only {PROTOCOL_VERSION})"
+                    ),
                 ),
             },
             "case_start" => self.case_start(seq, request),
@@ -87,7 +89,10 @@ impl Session {
                 }
                 Phase::InCase { seq: started, host } => {
                     self.phase = Phase::InCase { seq: started, host };
-                    error(seq, format!("case_end for seq {seq:?} while case {started} runs"))
+                    error(
+                        seq,
+                        format!("case_end for seq {seq:?} while case {started} runs"),
+                    )
                 }
                 _ => error(seq, "case_end without a running case"),
             },
@@ -116,7 +121,10 @@ impl Session {
         replace_environment(&env);
         match Host::start(config, &self.defaults) {
             Ok(host) => {
-                self.phase = Phase::InCase { seq, host: Box::new(host) };
+                self.phase = Phase::InCase {
+                    seq,
+                    host: Box::new(host),
+                };
                 Reply::Line(json!({"type": "case_started", "seq": seq}))
             }
             Err(message) => error(Some(seq), message),
@@ -132,7 +140,10 @@ impl Session {
             return error(Some(seq), "step without a running case");
         };
         if *started != seq {
-            return error(Some(seq), format!("step for seq {seq} while case {started} runs"));
+            return error(
+                Some(seq),
+                format!("step for seq {seq} while case {started} runs"),
+            );
         }
         let step = request.get("step").unwrap_or(&Value::Null);
         match host.step(step) {
@@ -217,7 +228,10 @@ mod tests {
     }
 
     fn session() -> Session {
-        Session { phase: Phase::Fresh, defaults: host::Defaults::from_ironclaw() }
+        Session {
+            phase: Phase::Fresh,
+            defaults: host::Defaults::from_ironclaw(),
+        }
     }
 
     #[test]
@@ -225,7 +239,10 @@ mod tests {
         let v = line(session().handle(&json!({"type": "start", "protocol_version": 2})));
         assert_eq!(v["type"], "started");
         assert_eq!(v["implementation"]["version"], "0.24.0");
-        assert_eq!(v["implementation"]["features"], json!(["selection", "trust"]));
+        assert_eq!(
+            v["implementation"]["features"],
+            json!(["selection", "trust"])
+        );
         assert_eq!(v["implementation"]["process_per_case"], true);
     }
 
@@ -238,7 +255,9 @@ mod tests {
     #[test]
     fn steps_outside_a_case_and_unknown_requests_are_errors() {
         let mut s = session();
-        let v = line(s.handle(&json!({"type": "step", "seq": 1, "index": 0, "step": {"op": "discover"}})));
+        let v = line(
+            s.handle(&json!({"type": "step", "seq": 1, "index": 0, "step": {"op": "discover"}})),
+        );
         assert_eq!(v["type"], "error");
         let v = line(s.handle(&json!({"type": "dance", "seq": 1})));
         assert_eq!(v["type"], "error");
