@@ -34,6 +34,13 @@ pub struct Config {
     /// Behave as on a platform without POSIX process groups (Windows): script calls that pass
     /// approval are `unsupported_platform`. On such a platform this is simply true.
     pub no_process_groups: bool,
+    /// Profile `selection`/`trust`: the user, workspace and installed skill directories. `None`
+    /// leaves the profile off; with it the profile's skills come from these directories.
+    pub skill_dirs: Option<crate::trust::SkillDirs>,
+    /// Profile `trust`: the local registry directory `skill_install` reads archives from.
+    pub registry: Option<PathBuf>,
+    /// Profile `selection`: how many skills may be active and the token budget they share.
+    pub selection: crate::selection::Limits,
 }
 
 impl Default for Config {
@@ -48,6 +55,9 @@ impl Default for Config {
             python: PathBuf::from("python3"),
             host_env: BTreeMap::new(),
             no_process_groups: !cfg!(unix),
+            skill_dirs: None,
+            registry: None,
+            selection: crate::selection::Limits::default(),
         }
     }
 }

@@ -47,6 +47,11 @@ pub struct Guide {
     /// The path components from the root to the skill directory, as raw bytes.
     #[serde(skip)]
     pub components: Vec<Vec<u8>>,
+    /// The frontmatter text of a portable guide, kept only by
+    /// [`discover_in_keeping_frontmatter`] (the `selection` and `trust` profile reads fields
+    /// from it).
+    #[serde(skip)]
+    pub frontmatter: Option<String>,
 }
 
 /// Why a directory (or a symlink where a directory could be) was not loaded.
@@ -73,6 +78,8 @@ pub enum SkipReason {
     Incomplete,
     /// A file or directory that could not be opened or read.
     Unreadable,
+    /// (Profile `trust`) A skill whose name is present in an earlier skill directory.
+    Shadowed,
 }
 
 impl SkipReason {
@@ -88,6 +95,7 @@ impl SkipReason {
             SkipReason::Malformed => "malformed",
             SkipReason::Incomplete => "incomplete",
             SkipReason::Unreadable => "unreadable",
+            SkipReason::Shadowed => "shadowed",
         }
     }
 }
@@ -109,6 +117,10 @@ pub struct Discovery {
     pub loaded: Vec<Guide>,
     /// Everything skipped, sorted by path.
     pub skipped: Vec<Skip>,
+    /// The name of every skill directory the scan found, loaded or skipped (for the `trust`
+    /// profile, where a name present in an earlier directory shadows later ones).
+    #[serde(skip)]
+    pub skill_names: std::collections::BTreeSet<Vec<u8>>,
 }
 
 impl Discovery {
@@ -167,9 +179,22 @@ pub fn discover(root: &Path) -> Result<Discovery, RootError> {
 
 /// Scans the already opened root directory and loads every skill guide below it.
 pub fn discover_in(root: BorrowedFd<'_>) -> Discovery {
+    scan(root, false)
+}
+
+/// [`discover_in`], keeping each portable guide's frontmatter text ([`Guide::frontmatter`]).
+pub fn discover_in_keeping_frontmatter(root: BorrowedFd<'_>) -> Discovery {
+    scan(root, true)
+}
+
+fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
     let mut candidates = Vec::new();
     let mut skipped = Vec::new();
     walk(root, &mut Vec::new(), &mut candidates, &mut skipped);
+    let skill_names = candidates
+        .iter()
+        .filter_map(|c| c.components.last().cloned())
+        .collect();
 
     let mut by_name: BTreeMap<Vec<u8>, Vec<Candidate>> = BTreeMap::new();
     for c in candidates {
@@ -194,7 +219,12 @@ pub fn discover_in(root: BorrowedFd<'_>) -> Discovery {
         }
         for c in group {
             match c.outcome {
-                Ok(guide) => loaded.push(guide),
+                Ok(mut guide) => {
+                    if !keep_frontmatter {
+                        guide.frontmatter = None;
+                    }
+                    loaded.push(guide)
+                }
                 Err((reason, detail)) => skipped.push(Skip {
                     path: join_display(&c.components),
                     reason,
@@ -206,7 +236,11 @@ pub fn discover_in(root: BorrowedFd<'_>) -> Discovery {
     // BTreeMap iteration is already in byte order of the names; sort again for clarity.
     loaded.sort_by(|a: &Guide, b: &Guide| a.id.as_bytes().cmp(b.id.as_bytes()));
     skipped.sort_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
-    Discovery { loaded, skipped }
+    Discovery {
+        loaded,
+        skipped,
+        skill_names,
+    }
 }
 
 fn walk(
@@ -332,6 +366,7 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
     let has_yml = safe_fs::entry_kind(dir, OsStr::new("skill.yml"))
         .map_err(|e| (SkipReason::Unreadable, e.to_string()))?
         .is_some();
+    let mut frontmatter_text = None;
     let (format, name, description, body) = if has_yml {
         let yml = read_guide_file(dir, "skill.yml")?;
         let (name, description) = legacy_metadata(&yml);
@@ -362,6 +397,7 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
         };
         let name = field("name")?;
         let description = field("description")?;
+        frontmatter_text = Some(split.frontmatter.to_owned());
         (
             GuideFormat::Portable,
             name,
@@ -377,6 +413,7 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
         description,
         body,
         components: components.to_vec(),
+        frontmatter: frontmatter_text,
     })
 }
 

@@ -13,22 +13,28 @@
 //! - [`skill_path`], [`read_reference`], [`run_script`]: the two tools; [`policy`], [`trading`]
 //!   and [`process`]: approval, the trading guard and helper lifecycle.
 //! - [`tools`], [`runtime`], [`prompt`], [`config`], [`interpreter`]: the host around them.
+//! - [`selection`], [`trust`], [`lifecycle`], [`profile`]: the `selection` and `trust` profile
+//!   (activation scoring, trust directories and the tool ceiling, the lifecycle tools).
 
 pub mod config;
 pub mod discovery;
 pub mod frontmatter;
 pub mod interpreter;
 pub mod legacy;
+pub mod lifecycle;
 pub mod policy;
 pub mod process;
+pub mod profile;
 pub mod prompt;
 pub mod read_reference;
 pub mod run_script;
 pub mod runtime;
 pub mod safe_fs;
+pub mod selection;
 pub mod skill_path;
 pub mod tools;
 pub mod trading;
+pub mod trust;
 pub mod yaml;
 
 pub use config::Config;

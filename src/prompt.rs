@@ -104,6 +104,7 @@ mod tests {
             description: description.into(),
             body: body.into(),
             components: vec![id.as_bytes().to_vec()],
+            frontmatter: None,
         }
     }
 

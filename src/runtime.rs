@@ -13,6 +13,8 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::discovery::{self, Discovery};
 use crate::interpreter::{self, InterpreterError};
+use crate::lifecycle::LifecycleTool;
+use crate::profile::{Profile, Selection};
 use crate::prompt;
 use crate::read_reference;
 use crate::run_script;
@@ -30,6 +32,10 @@ pub struct Runtime {
     turn: Vec<(ToolName, String, ToolResult)>,
     /// The configured interpreter, resolved once at start-up.
     interpreter: Result<std::path::PathBuf, InterpreterError>,
+    /// Profile `selection`/`trust`, when `skill_dirs` is configured.
+    profile: Option<Profile>,
+    /// Lifecycle calls made in the current turn (turn reuse, as for the core tools).
+    profile_turn: Vec<(LifecycleTool, String, ToolResult)>,
 }
 
 impl Runtime {
@@ -39,6 +45,20 @@ impl Runtime {
             config.python.as_os_str(),
             config.host_env.get("PATH").map(std::ffi::OsStr::new),
         );
+        let absolute = |p: &Option<std::path::PathBuf>| p.clone().filter(|p| p.is_absolute());
+        // Relative directories are never opened (as for the skills root, `enable.unset`).
+        let profile = config.skill_dirs.as_ref().map(|dirs| {
+            Profile::start(
+                crate::trust::SkillDirs {
+                    user: absolute(&dirs.user),
+                    workspace: absolute(&dirs.workspace),
+                    installed: absolute(&dirs.installed),
+                },
+                absolute(&config.registry),
+                config.selection,
+                config.host_env.clone(),
+            )
+        });
         let mut rt = Runtime {
             interpreter,
             config,
@@ -46,13 +66,55 @@ impl Runtime {
             root_path: std::path::PathBuf::new(),
             discovery: Discovery::default(),
             turn: Vec::new(),
+            profile,
+            profile_turn: Vec::new(),
         };
         rt.rescan();
         rt
     }
 
-    /// Scans the skills root again (a reload); the turn memory is kept.
+    /// The profile's state, when `skill_dirs` is configured.
+    pub fn profile(&self) -> Option<&Profile> {
+        self.profile.as_ref()
+    }
+
+    /// Selects the active skills for a message (profile `selection`); `None` without the
+    /// profile.
+    pub fn select(&mut self, message: &str, tools: &[String]) -> Option<Selection> {
+        self.profile.as_mut().map(|p| p.select(message, tools))
+    }
+
+    /// The lifecycle tools offered: all three whenever the profile is on, filtered by the
+    /// operator's tool allowlist.
+    pub fn offered_lifecycle_tools(&self) -> Vec<LifecycleTool> {
+        if self.profile.is_none() {
+            return Vec::new();
+        }
+        LifecycleTool::ALL
+            .into_iter()
+            .filter(|t| match &self.config.tool_allowlist {
+                Some(list) => list.iter().any(|n| n == t.as_str()),
+                None => true,
+            })
+            .collect()
+    }
+
+    /// The names of every tool offered to the model: the core tools, then the profile's.
+    pub fn offered_tool_names(&self) -> Vec<&'static str> {
+        let core = self.offered_tools().into_iter().map(ToolName::as_str);
+        let profile = self
+            .offered_lifecycle_tools()
+            .into_iter()
+            .map(LifecycleTool::as_str);
+        core.chain(profile).collect()
+    }
+
+    /// Scans the skills root again (a reload); the turn memory is kept. With the profile, its
+    /// directories are scanned again too.
     pub fn rescan(&mut self) -> &Discovery {
+        if let Some(p) = &mut self.profile {
+            p.rescan();
+        }
         self.root = None;
         self.discovery = Discovery::default();
         // An empty setting is the same as none; a relative one is never opened (SPEC.md
@@ -103,13 +165,35 @@ impl Runtime {
         prompt::system_prompt(&self.discovery.loaded, &[])
     }
 
-    /// Starts a new turn: earlier calls are no longer reused.
+    /// Starts a new turn: earlier calls are no longer reused (and no profile skill is active).
     pub fn new_turn(&mut self) {
         self.turn.clear();
+        self.profile_turn.clear();
+        if let Some(p) = &mut self.profile {
+            p.new_turn();
+        }
     }
 
     /// Dispatches a tool call through the pipeline: offered check, turn reuse, the tool.
     pub fn call(&mut self, tool: &str, args: &Value) -> ToolResult {
+        if let Some(t) =
+            LifecycleTool::parse(tool).filter(|t| self.offered_lifecycle_tools().contains(t))
+        {
+            let key = canonical_json(args);
+            if let Some((_, _, earlier)) = self
+                .profile_turn
+                .iter()
+                .find(|(x, k, _)| *x == t && *k == key)
+            {
+                return earlier.clone();
+            }
+            let Some(profile) = self.profile.as_mut() else {
+                return Err(ToolError::new(ErrorCode::UnknownTool, "no profile"));
+            };
+            let result = profile.call(t, args);
+            self.profile_turn.push((t, key, result.clone()));
+            return result;
+        }
         let Some(name) = ToolName::parse(tool).filter(|t| self.offered_tools().contains(t)) else {
             return Err(ToolError::new(
                 ErrorCode::UnknownTool,

@@ -47,6 +47,10 @@ pub enum ErrorCode {
     ScriptFailed,
     UnsupportedPlatform,
     SpawnFailed,
+    // Profile `trust`: the lifecycle tools (SPEC.md `skills.lifecycle`).
+    InvalidArchive,
+    Exists,
+    NotRemovable,
 }
 
 impl ErrorCode {
@@ -67,6 +71,9 @@ impl ErrorCode {
             ErrorCode::ScriptFailed => "script_failed",
             ErrorCode::UnsupportedPlatform => "unsupported_platform",
             ErrorCode::SpawnFailed => "spawn_failed",
+            ErrorCode::InvalidArchive => "invalid_archive",
+            ErrorCode::Exists => "exists",
+            ErrorCode::NotRemovable => "not_removable",
         }
     }
 }

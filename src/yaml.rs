@@ -20,12 +20,18 @@
 //! It accepts a tab between `:` and a scalar value, which YAML 1.2 allows and `saphyr-parser`
 //! refuses in part (see `TabSeparators`).
 //!
+//! [`parse_tree`] also keeps the document as a [`Tree`] (for the nested fields the `selection`
+//! and `trust` profile reads, SPEC.md `selection.format`): each node once, an alias sharing the
+//! node its anchor names (`Rc`), so the tree is never larger than the text and is built only for
+//! what passes the same limits.
+//!
 //! The `conformance` submodule holds the comparison machinery of `.ci/yaml-conformance`.
 
 pub mod conformance;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
@@ -74,6 +80,31 @@ impl Value {
     }
 }
 
+/// The document as a tree ([`parse_tree`]): kinds as the core schema resolves them, scalars with
+/// their text, and mappings with the pairs whose key is a string. An alias is the very node its
+/// anchor names (shared, never copied).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tree {
+    /// A scalar: its kind, and its text as the parser gives it (quotes and escapes resolved).
+    Scalar {
+        value: Value,
+        text: String,
+    },
+    Sequence(Vec<Rc<Tree>>),
+    /// The pairs whose key is a string, in document order (other keys are left out).
+    Mapping(Vec<(String, Rc<Tree>)>),
+}
+
+impl Tree {
+    /// The value of `key` when this is a mapping that has it.
+    pub fn get(&self, key: &str) -> Option<&Tree> {
+        match self {
+            Tree::Mapping(pairs) => pairs.iter().find(|(k, _)| k == key).map(|(_, v)| &**v),
+            _ => None,
+        }
+    }
+}
+
 /// A top-level key/value pair whose key is a string.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
@@ -92,6 +123,8 @@ pub struct Document {
     pub entries: Vec<Entry>,
     /// How many top-level keys are not strings (numbers, null, collections, tagged scalars).
     pub other_keys: usize,
+    /// The whole document as a tree; only from [`parse_tree`].
+    pub tree: Option<Rc<Tree>>,
 }
 
 impl Document {
@@ -388,6 +421,8 @@ struct Anchor {
     has_scalar: bool,
     /// The aliases inside the node: a range of the walker's alias log.
     aliases: std::ops::Range<usize>,
+    /// The node as a tree (when the walker builds one).
+    tree: Option<Rc<Tree>>,
 }
 
 enum FrameKind {
@@ -413,6 +448,15 @@ struct Frame {
     /// A single-pair mapping written without `{` or `?` inside a flow sequence (`[k: v]`),
     /// whose key is limited to [`MAX_IMPLICIT_KEY`] characters: its start.
     implicit_pair_start: Option<usize>,
+    /// The collection's tree so far (when the walker builds one).
+    build: Option<Building>,
+}
+
+/// A collection's tree while its entries arrive.
+enum Building {
+    Sequence(Vec<Rc<Tree>>),
+    /// The pairs so far, and the pending key (`Some(None)`: a key that is not a string).
+    Mapping(Vec<(String, Rc<Tree>)>, Option<Option<String>>),
 }
 
 /// A node that just completed: its kind, tag, and identity as a key.
@@ -423,6 +467,8 @@ struct Node {
     display: String,
     /// Set for an empty plain scalar that is not preceded by an explicit `?` key indicator.
     empty_implicit_line: Option<usize>,
+    /// The node as a tree (when the walker builds one).
+    tree: Option<Rc<Tree>>,
 }
 
 struct Walker {
@@ -434,6 +480,9 @@ struct Walker {
     root: Option<Value>,
     entries: Vec<Entry>,
     other_keys: usize,
+    /// Whether to build the document's [`Tree`].
+    build: bool,
+    root_tree: Option<Rc<Tree>>,
 }
 
 impl Walker {
@@ -472,6 +521,7 @@ impl Walker {
             key_id: None,
             display: "*alias".to_owned(),
             empty_implicit_line: None,
+            tree: anchor.tree.clone(),
         })
     }
 
@@ -542,16 +592,21 @@ impl Walker {
             self.anchors.insert(
                 anchor,
                 Anchor {
-                    value,
+                    value: value.clone(),
                     tag,
                     count: 1,
                     weight: None,
                     open: true,
                     has_scalar: false,
                     aliases: 0..0,
+                    tree: None,
                 },
             );
         }
+        let build = self.build.then(|| match value {
+            Value::Sequence => Building::Sequence(Vec::new()),
+            _ => Building::Mapping(Vec::new(), None),
+        });
         self.stack.push(Frame {
             kind,
             anchor,
@@ -560,16 +615,25 @@ impl Walker {
             flow,
             empty_implicit_key_line: None,
             implicit_pair_start: at_implicit_pair.then_some(start),
+            build,
         });
         Ok(())
     }
 
     fn close(&mut self, value: Value) -> Node {
+        let mut tree = None;
         if let Some(frame) = self.stack.pop() {
+            tree = frame.build.map(|b| {
+                Rc::new(match b {
+                    Building::Sequence(items) => Tree::Sequence(items),
+                    Building::Mapping(pairs, _) => Tree::Mapping(pairs),
+                })
+            });
             if let Some(a) = self.anchors.get_mut(&frame.anchor) {
                 a.open = false;
                 a.has_scalar = self.scalars > frame.scalars_before;
                 a.aliases = frame.aliases_before..self.alias_log.len();
+                a.tree = tree.clone();
             }
         }
         let display = if value == Value::Sequence {
@@ -583,6 +647,7 @@ impl Walker {
             key_id: None,
             display: display.to_owned(),
             empty_implicit_line: None,
+            tree,
         }
     }
 
@@ -590,8 +655,23 @@ impl Walker {
     fn place(&mut self, node: Node, line: usize) -> Result<(), YamlError> {
         let Some(frame) = self.stack.last_mut() else {
             self.root = Some(node.value);
+            self.root_tree = node.tree;
             return Ok(());
         };
+        match (&mut frame.build, node.tree.clone()) {
+            (Some(Building::Sequence(items)), Some(tree)) => items.push(tree),
+            (Some(Building::Mapping(pairs, pending)), Some(tree)) => match pending.take() {
+                None => {
+                    *pending = Some(match &node.value {
+                        Value::Str(key) => Some(key.clone()),
+                        _ => None,
+                    })
+                }
+                Some(Some(key)) => pairs.push((key, tree)),
+                Some(None) => {}
+            },
+            _ => {}
+        }
         if matches!(
             frame.kind,
             FrameKind::Mapping {
@@ -823,6 +903,16 @@ impl TabSeparators {
 
 /// Parses `text` as at most one YAML document. An empty stream is a document whose root is null.
 pub fn parse(text: &str) -> Result<Document, YamlError> {
+    parse_with(text, false)
+}
+
+/// [`parse`], keeping the whole document as a [`Tree`] in [`Document::tree`] (aliases shared,
+/// never expanded).
+pub fn parse_tree(text: &str) -> Result<Document, YamlError> {
+    parse_with(text, true)
+}
+
+fn parse_with(text: &str, build: bool) -> Result<Document, YamlError> {
     // A last line of only spaces and tabs without a line break: saphyr-parser counts it as one
     // more line of a block scalar even under clip chomping (`|` then `  a` then `  ` gives
     // "a\n\n"); read it as the same line with its break, which it is everywhere else.
@@ -834,18 +924,18 @@ pub fn parse(text: &str) -> Result<Document, YamlError> {
         }
         _ => text,
     };
-    match walk(text, &TabSeparators::default()) {
+    match walk(text, &TabSeparators::default(), build) {
         Err(YamlError::Syntax { message, .. }) if message == TAB_AFTER_COLON => {
             let mut tabs = TabSeparators::find(text);
             let inside = tabs.inside_scalars(&tabs.apply(text));
             tabs.keep(&inside);
-            walk(&tabs.apply(text), &tabs)
+            walk(&tabs.apply(text), &tabs, build)
         }
         other => other,
     }
 }
 
-fn walk(text: &str, tabs: &TabSeparators) -> Result<Document, YamlError> {
+fn walk(text: &str, tabs: &TabSeparators, build: bool) -> Result<Document, YamlError> {
     let positions = Positions::new(text);
     let mut w = Walker {
         anchors: HashMap::new(),
@@ -855,6 +945,8 @@ fn walk(text: &str, tabs: &TabSeparators) -> Result<Document, YamlError> {
         root: None,
         entries: Vec::new(),
         other_keys: 0,
+        build,
+        root_tree: None,
     };
     let mut documents = 0usize;
     let mut prev_end = 0usize;
@@ -902,6 +994,12 @@ fn walk(text: &str, tabs: &TabSeparators) -> Result<Document, YamlError> {
                 let value = resolve_scalar(&text, style, tag.as_deref());
                 let key_id = scalar_key_id(&text, style, tag.as_deref());
                 w.scalars += 1;
+                let tree = w.build.then(|| {
+                    Rc::new(Tree::Scalar {
+                        value: value.clone(),
+                        text: text.to_string(),
+                    })
+                });
                 if anchor > 0 {
                     w.anchors.insert(
                         anchor,
@@ -913,6 +1011,7 @@ fn walk(text: &str, tabs: &TabSeparators) -> Result<Document, YamlError> {
                             open: false,
                             has_scalar: true,
                             aliases: 0..0,
+                            tree: tree.clone(),
                         },
                     );
                 }
@@ -926,6 +1025,7 @@ fn walk(text: &str, tabs: &TabSeparators) -> Result<Document, YamlError> {
                     key_id,
                     display: text.into_owned(),
                     empty_implicit_line,
+                    tree,
                 })
             }
             Event::Alias(id) => Some(w.alias(id, line)?),
@@ -981,6 +1081,7 @@ fn walk(text: &str, tabs: &TabSeparators) -> Result<Document, YamlError> {
         root: w.root.unwrap_or(Value::Null),
         entries: w.entries,
         other_keys: w.other_keys,
+        tree: w.root_tree,
     })
 }
 
@@ -1004,6 +1105,48 @@ mod tests {
     /// The same with compact block sequences (`- - - x`).
     fn block_nesting(depth: usize) -> String {
         format!("key:\n  {}x\n", "- ".repeat(depth - 1))
+    }
+
+    #[test]
+    fn the_tree_keeps_nested_values_and_shares_aliases() {
+        let doc = parse_tree("a: &l [x, 2, 'y']\nb:\n  c: *l\n  d: {e: ~}\n  7: seven\n").unwrap();
+        let root = doc.tree.as_deref().unwrap();
+        let Some(Tree::Sequence(items)) = root.get("a") else {
+            panic!("a list");
+        };
+        let kinds: Vec<(&Value, &str)> = items
+            .iter()
+            .map(|i| match &**i {
+                Tree::Scalar { value, text } => (value, text.as_str()),
+                _ => panic!("scalars"),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (&Value::Str("x".into()), "x"),
+                (&Value::Int, "2"),
+                (&Value::Str("y".into()), "y")
+            ]
+        );
+        let b = root.get("b").unwrap();
+        assert_eq!(b.get("c"), root.get("a"));
+        assert!(matches!(
+            b.get("d").and_then(|d| d.get("e")),
+            Some(Tree::Scalar {
+                value: Value::Null,
+                ..
+            })
+        ));
+        // Only string keys are kept.
+        let Tree::Mapping(pairs) = b else {
+            panic!("a mapping")
+        };
+        assert_eq!(pairs.len(), 2);
+        // `parse` builds no tree; the same limits hold for both.
+        assert!(parse("a: 1").unwrap().tree.is_none());
+        assert!(parse_tree(&block_nesting(MAX_NESTING)).is_ok());
+        assert!(parse_tree(&block_nesting(MAX_NESTING + 1)).is_err());
     }
 
     #[test]

@@ -9,12 +9,16 @@ safeties are a recursion cap so that a symlink loop ends and a read cap of 1 MiB
 times the spec's limit, so oversized files still load) so that a 4 GiB sparse file cannot
 exhaust the memory of the machine running the suite.
 
-Two uses: a worked example of an adapter in another language, and a demonstration that the suite
-finds the real deviations of such a runtime (runner/tests/cli.rs runs it). Standard library only.
+Two uses: a worked example of an adapter built on the Python adapter kit
+(runner/adapters/kit/python: the kit speaks the protocol, the class at the end only calls the
+runtime), and a demonstration that the suite finds the real deviations of such a runtime
+(runner/tests/cli.rs runs it). Standard library only.
 """
-import json
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters", "kit", "python"))
+import skillspec_kit as kit  # noqa: E402  (first: it takes over stdin and stdout)
 
 RECURSION_CAP = 24
 READ_CAP = 1 << 20
@@ -54,13 +58,7 @@ def load(root):
             except OSError:
                 return
             ident = os.path.basename(directory)
-            guides.append({
-                "id": ident,
-                "format": "legacy",
-                "name": meta.get("name") or ident,
-                "description": meta.get("description", ""),
-                "body": body,
-            })
+            guides.append(kit.loaded(ident, meta.get("name") or ident, meta.get("description", ""), body, format="legacy"))
         for entry in entries:
             path = os.path.join(directory, entry)
             if os.path.isdir(path):  # follows symlinks, like the original
@@ -87,45 +85,33 @@ def render(guides):
     return BASE + "\n\n" + "\n\n".join(blocks)
 
 
-def main():
-    config = {}
-    guides = []
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        msg = json.loads(line)
-        kind = msg.get("type")
-        if kind == "start":
-            reply = {"type": "started", "protocol_version": 2,
-                     "implementation": {"name": "naive-legacy-loader", "version": "0.1", "language": "python", "features": []}}
-        elif kind == "case_start":
-            config = msg["config"]
-            guides = load(config.get("skills_root"))
-            reply = {"type": "case_started", "seq": msg["seq"]}
-        elif kind == "step":
-            op = msg["step"]["op"]
-            if op == "discover":
-                guides = load(config.get("skills_root"))
-                result = {"loaded": guides}
-            elif op == "tools":
-                result = {"offered": []}
-            elif op == "prompt":
-                text = render(guides)
-                result = {"text": text, "baseline": text}
-            elif op == "call":
-                result = {"ok": False, "error": {"code": "unknown_tool", "message": "this runtime has no skill tools"}}
-            else:
-                result = {}
-            reply = {"type": "step_result", "seq": msg["seq"], "index": msg["index"], "result": result}
-        elif kind == "case_end":
-            reply = {"type": "case_ended", "seq": msg["seq"]}
-        elif kind == "stop":
-            return
-        else:
-            reply = {"type": "error", "seq": msg.get("seq"), "message": "unknown request " + str(kind)}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+class NaiveLegacyLoader(kit.Runtime):
+    """The adapter: every method is one call into the naive runtime above."""
+
+    name = "naive-legacy-loader"
+    version = "0.1"
+
+    def start_case(self, config, root):
+        self.skills_root = config.skills_root
+        self.guides = load(self.skills_root)
+
+    def discover(self):
+        self.guides = load(self.skills_root)
+        return self.guides
+
+    def tools(self):
+        return []
+
+    def prompt(self):
+        text = render(self.guides)
+        return text, text  # it has no skill tools, so its prompt is its own baseline
+
+    def call(self, tool, args):
+        return kit.error("unknown_tool", message="this runtime has no skill tools")
+
+    def new_turn(self):
+        pass  # no turn memory
 
 
 if __name__ == "__main__":
-    main()
+    kit.serve(NaiveLegacyLoader())

@@ -17,21 +17,30 @@
 //! - [`reports`]: the terminal summary, report.json, junit.xml, and cases as prose
 //!   ([`reports::show`]).
 //! - [`check_tree`]: the `check-tree` command (the reference on a real skills root).
+//! - [`suite`]: the suite embedded in the binary, its version, where a run takes its cases and
+//!   fixtures from, and `export`.
+//! - [`smoke`]: the `smoke` command (a few trivial cases and a plain-words diagnosis of an
+//!   adapter).
 
 pub mod cases;
 pub mod check_tree;
 pub mod execution;
 pub mod implementations;
 pub mod reports;
+pub mod smoke;
+pub mod suite;
 
 use std::path::PathBuf;
 
-/// The repository's own cases directory (compiled in).
+/// The source tree's cases directory (a compiled-in absolute path), for this repository's own
+/// tests. The `skillspec` program never uses it: it runs `--cases DIR` or the suite embedded in
+/// it ([`suite`]), so an installed binary works with the source tree gone.
 pub fn default_cases_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec-cases"))
 }
 
-/// The repository's own fixtures directory (compiled in).
+/// The source tree's fixtures directory (compiled in), for this repository's own tests; see
+/// [`default_cases_dir`].
 pub fn default_fixtures_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
 }

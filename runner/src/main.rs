@@ -23,8 +23,11 @@ use skillspec_runner::implementations::adapter_server;
 use skillspec_runner::implementations::reference::{Omission, Reference, REFERENCE_FEATURES};
 use skillspec_runner::implementations::ImplError;
 use skillspec_runner::implementations::Implementation;
+use skillspec_runner::reports::json::read_report;
+use skillspec_runner::reports::merge::{self, Partition};
 use skillspec_runner::reports::show;
-use skillspec_runner::reports::{self, visible, RunReport, Stopped};
+use skillspec_runner::reports::view::ReportView;
+use skillspec_runner::reports::{self, visible, ReportCase, RunReport, Stopped};
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -36,7 +39,7 @@ const MAX_FUTILE_RESTARTS: usize = 3;
 #[derive(Parser)]
 #[command(
     name = "skillspec",
-    version,
+    version = skillspec_runner::suite::version_text(),
     about = "Conformance suite and reference runtime for SKILL.md skill runtimes"
 )]
 struct Cli {
@@ -51,10 +54,11 @@ enum Command {
         /// A command that starts an implementation speaking the adapter protocol (run by /bin/sh).
         #[arg(long, value_name = "CMD")]
         adapter: Option<String>,
-        /// The directory of case files (default: ./spec-cases, else the repository's).
+        /// The directory of case files (default: the suite embedded in this program).
         #[arg(long, value_name = "DIR")]
         cases: Option<PathBuf>,
-        /// Where `copy:` fixtures live (default: ./fixtures, else the repository's).
+        /// Where `copy:` fixtures live (default: the `fixtures` directory beside `--cases DIR`
+        /// when there is one, else the embedded fixtures).
         #[arg(long, value_name = "DIR")]
         fixtures: Option<PathBuf>,
         /// Only cases whose id or clause ids match (substring, or a glob with `*`).
@@ -82,6 +86,10 @@ enum Command {
         /// Print every case, not only the ones that did not pass.
         #[arg(long, short)]
         verbose: bool,
+        /// Run only slice K of N of the selected cases (1 <= K <= N; a case's slice is a hash of
+        /// its id), for splitting a run across a CI matrix; `report merge` joins the slices.
+        #[arg(long, value_name = "K/N")]
+        partition: Option<Partition>,
     },
     /// List the cases and the clauses they check.
     List {
@@ -114,6 +122,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Merge partitions of a run, or render reports as Markdown or HTML.
+    Report {
+        #[command(subcommand)]
+        command: ReportCommand,
+    },
     /// Serve the reference over the adapter protocol on stdin/stdout.
     Adapter {
         /// Do not declare this optional feature (its cases become UNSUPPORTED), or leave out this
@@ -125,6 +138,65 @@ enum Command {
         /// state when first loaded need).
         #[arg(long)]
         process_per_case: bool,
+    },
+    /// Check an adapter with a few trivial cases and say in plain words what is wrong with it
+    /// (exit 0 usable, 1 usable but a smoke case failed, 3 not usable).
+    Smoke {
+        /// The command that starts the adapter (run by /bin/sh).
+        #[arg(long, value_name = "CMD")]
+        adapter: String,
+        /// Seconds to wait for any one answer, the handshake included.
+        #[arg(long, value_name = "SECS", default_value_t = 10)]
+        timeout: u64,
+        /// The Python interpreter for helpers (default: the real executable behind python3).
+        #[arg(long, value_name = "PATH")]
+        python: Option<PathBuf>,
+    },
+    /// Write the embedded suite (spec-cases/, fixtures/, SPEC.md, PROTOCOL.md, the schemas,
+    /// SUITE_VERSION) into DIR.
+    Export {
+        /// The directory to write into (created if missing).
+        dir: PathBuf,
+        /// Overwrite files that already exist.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ReportCommand {
+    /// Merge the report.json files of every partition of one run (`run --partition K/N`) into
+    /// OUT_DIR/report.json and OUT_DIR/junit.xml, as one full run writes them.
+    Merge {
+        /// Where to write report.json and junit.xml.
+        out_dir: PathBuf,
+        /// The partitions' report.json files (or the directories holding them).
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+        /// Merge even when some partitions are missing (the result says which).
+        #[arg(long)]
+        allow_incomplete: bool,
+        /// The cases directory, for the cases' summaries in junit.xml (default: the reports').
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+    },
+    /// Print reports as Markdown for a CI job summary (a matrix first when there are several).
+    Markdown {
+        /// report.json files (or the directories holding them).
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+    },
+    /// Write reports as one self-contained HTML page.
+    Html {
+        /// The HTML file to write.
+        out: PathBuf,
+        /// report.json files (or the directories holding them).
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+        /// The cases directory, for each case's summary, tree and steps (default: the first
+        /// report's `cases_dir`, else ./spec-cases, else the repository's).
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
     },
 }
 
@@ -143,6 +215,7 @@ fn main() -> ExitCode {
             write_failures,
             record,
             verbose,
+            partition,
         } => run(RunArgs {
             adapter,
             cases,
@@ -155,15 +228,23 @@ fn main() -> ExitCode {
             write_failures,
             record,
             verbose,
+            partition,
         }),
         Command::List { cases, json } => list(cases, json),
         Command::Clauses { cases, json } => clauses(cases, json),
         Command::Show { id, cases } => show_case(cases, &id),
         Command::CheckTree { root, json } => check_tree(&root, json),
+        Command::Report { command } => report_command(command),
         Command::Adapter {
             without,
             process_per_case,
         } => serve_adapter(&without, process_per_case),
+        Command::Smoke {
+            adapter,
+            timeout,
+            python,
+        } => smoke(adapter, timeout, python),
+        Command::Export { dir, force } => export(&dir, force),
     }
 }
 
@@ -189,19 +270,18 @@ fn usage_error(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-/// `./NAME` when it exists, else the compiled-in repository directory.
-fn local_or(name: &str, compiled: PathBuf) -> PathBuf {
-    let local = PathBuf::from(name);
-    if local.is_dir() {
-        local
-    } else {
-        compiled
-    }
-}
-
+/// `--cases DIR`, else the suite embedded in this program (never the source tree's directory:
+/// an installed program must not depend on it).
 fn load_suite(cases: Option<PathBuf>) -> Result<Suite, ExitCode> {
-    let dir =
-        cases.unwrap_or_else(|| local_or("spec-cases", skillspec_runner::default_cases_dir()));
+    let Some(dir) = cases else {
+        return skillspec_runner::suite::load_embedded().map_err(|errors| {
+            for e in &errors {
+                eprintln!("{e}");
+            }
+            eprintln!("skillspec: the embedded suite does not load; this program is broken");
+            ExitCode::from(EXIT_USAGE)
+        });
+    };
     if !dir.is_dir() {
         return Err(usage_error(format!(
             "the cases directory {} does not exist",
@@ -232,6 +312,7 @@ struct RunArgs {
     write_failures: Option<PathBuf>,
     record: Option<PathBuf>,
     verbose: bool,
+    partition: Option<Partition>,
 }
 
 fn run(args: RunArgs) -> ExitCode {
@@ -248,6 +329,21 @@ fn run(args: RunArgs) -> ExitCode {
     if selected.is_empty() {
         return usage_error("no case matches the filter");
     }
+    let partition = args
+        .partition
+        .map(|p| merge::partition_json(p, args.filter.as_deref(), &selected));
+    let selected: Vec<&Case> = match args.partition {
+        None => selected,
+        Some(p) => {
+            let all = selected.len();
+            let slice: Vec<&Case> = selected.into_iter().filter(|c| p.holds(&c.id)).collect();
+            println!(
+                "partition {p}: {} of the {all} selected case(s)",
+                slice.len()
+            );
+            slice
+        }
+    };
     let known_failures = match &args.known_failures {
         None => std::collections::BTreeSet::new(),
         Some(path) => match read_known_failures(path, &suite) {
@@ -261,17 +357,29 @@ fn run(args: RunArgs) -> ExitCode {
         // Without a usable python3 the script cases fail with spawn_failed, which says why.
         Err(_) => PathBuf::from("python3"),
     };
-    let opts = RunOptions {
-        temp_prefix: "skillspec-".into(),
-        fixtures: args
-            .fixtures
-            .clone()
-            .unwrap_or_else(|| local_or("fixtures", skillspec_runner::default_fixtures_dir())),
-        python,
-    };
     if let Err(e) = skillspec_runner::execution::live::install_signal_handlers() {
         eprintln!("skillspec: cannot handle SIGINT/SIGTERM: {e}");
     }
+    // The embedded fixtures, when used, live in a private temporary directory until this
+    // value is dropped at the end of the run (or a signal removes it).
+    let fixtures = match skillspec_runner::suite::fixtures_for(
+        args.fixtures.clone(),
+        args.cases.as_deref(),
+        skillspec_runner::suite::copies_fixtures(selected.iter().copied()),
+    ) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!(
+                "skillspec: cannot write the embedded fixtures to a temporary directory: {e}"
+            );
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let opts = RunOptions {
+        temp_prefix: "skillspec-".into(),
+        fixtures: fixtures.path().to_path_buf(),
+        python,
+    };
     let mut imp: Box<dyn Implementation> = match &args.adapter {
         None => Box::new(Reference::default()),
         Some(cmd) => {
@@ -285,7 +393,14 @@ fn run(args: RunArgs) -> ExitCode {
             match Adapter::spawn(cmd, Duration::from_secs(args.step_timeout.max(1)), record) {
                 Ok(a) => Box::new(a),
                 Err(e) => {
-                    return adapter_did_not_start(&args, &suite, &selected, known_failures, e)
+                    return adapter_did_not_start(
+                        &args,
+                        &suite,
+                        &selected,
+                        known_failures,
+                        e,
+                        partition.as_ref(),
+                    )
                 }
             }
         }
@@ -294,9 +409,14 @@ fn run(args: RunArgs) -> ExitCode {
     println!(
         "running {} case(s) from {} against {}",
         selected.len(),
-        suite.root.display(),
+        visible(&skillspec_runner::suite::describe_source(
+            args.cases.as_deref()
+        )),
         visible(&format!("{} {}", info.name, info.version))
     );
+    if args.cases.is_none() && Path::new("spec-cases").is_dir() {
+        println!("(./spec-cases is not used: pass --cases spec-cases to run it)");
+    }
     if let Some(warning) =
         skillspec_runner::cases::features::unknown_warning(&info.unknown_features)
     {
@@ -309,8 +429,9 @@ fn run(args: RunArgs) -> ExitCode {
     let mut broken_in_a_row = 0;
     let mut stopped = None;
     for (i, case) in selected.iter().enumerate() {
+        let report_case = ReportCase::from(*case);
         if stopped.is_some() {
-            results.push((*case, not_run()));
+            results.push((report_case, not_run()));
             continue;
         }
         let outcome = execution::run_case(case, imp.as_mut(), &opts, i as u64 + 1);
@@ -320,7 +441,7 @@ fn run(args: RunArgs) -> ExitCode {
             broken_in_a_row = 0;
         }
         if args.verbose {
-            print!("{}", reports::describe(case, &outcome));
+            print!("{}", reports::describe(&report_case, &outcome));
         } else {
             let mark = match outcome.status {
                 Status::Pass => '.',
@@ -338,11 +459,11 @@ fn run(args: RunArgs) -> ExitCode {
             }
             let known = known_failures.contains(&case.id);
             if reports::Verdict::of(&outcome.status, known).is_bad() {
-                details.push(reports::describe(case, &outcome));
+                details.push(reports::describe(&report_case, &outcome));
             }
         }
         let _ = std::io::stdout().flush();
-        results.push((*case, outcome));
+        results.push((report_case, outcome));
         if broken_in_a_row > MAX_FUTILE_RESTARTS && i + 1 < selected.len() {
             stopped = Some(Stopped {
                 reason: format!(
@@ -365,11 +486,12 @@ fn run(args: RunArgs) -> ExitCode {
     let run_report = RunReport {
         implementation: info,
         cases_dir: suite.root.display().to_string(),
+        suite: skillspec_runner::suite::report_entry(&suite.root.display().to_string()),
         results,
         known_failures,
         stopped,
     };
-    finish(&args, &run_report)
+    finish(&args, &run_report, partition.as_ref())
 }
 
 fn not_run() -> CaseOutcome {
@@ -386,6 +508,7 @@ fn adapter_did_not_start(
     selected: &[&Case],
     known_failures: std::collections::BTreeSet<String>,
     error: ImplError,
+    partition: Option<&serde_json::Value>,
 ) -> ExitCode {
     let fault = match error {
         ImplError::Broken(f) => f,
@@ -406,21 +529,29 @@ fn adapter_did_not_start(
             process_per_case: false,
         },
         cases_dir: suite.root.display().to_string(),
-        results: selected.iter().map(|c| (*c, not_run())).collect(),
+        suite: skillspec_runner::suite::report_entry(&suite.root.display().to_string()),
+        results: selected
+            .iter()
+            .map(|c| (ReportCase::from(*c), not_run()))
+            .collect(),
         known_failures,
         stopped: Some(Stopped {
             reason: "the adapter could not start, so no case was run".into(),
             fault: Some(fault),
         }),
     };
-    finish(args, &run_report)
+    finish(args, &run_report, partition)
 }
 
 /// Prints the summary, writes the reports and picks the exit code.
-fn finish(args: &RunArgs, run_report: &RunReport<'_>) -> ExitCode {
+fn finish(
+    args: &RunArgs,
+    run_report: &RunReport,
+    partition: Option<&serde_json::Value>,
+) -> ExitCode {
     println!("\n{}", reports::summary_text(run_report).trim_end());
     if let Some(dir) = &args.report {
-        match reports::write(run_report, dir) {
+        match reports::write(run_report, dir, partition) {
             Ok(()) => println!("report written to {}", dir.display()),
             Err(e) => eprintln!(
                 "skillspec: cannot write the report to {}: {e}",
@@ -629,5 +760,187 @@ fn serve_adapter(without: &[String], process_per_case: bool) -> ExitCode {
             eprintln!("skillspec adapter: {e}");
             ExitCode::from(EXIT_FAILED)
         }
+    }
+}
+
+/// `skillspec report ...`: exit 0 done, 1 the output could not be written, 2 a report could not
+/// be read or the partitions do not merge.
+fn report_command(command: ReportCommand) -> ExitCode {
+    match command {
+        ReportCommand::Merge {
+            out_dir,
+            reports,
+            allow_incomplete,
+            cases,
+        } => merge_reports(&out_dir, &reports, allow_incomplete, cases),
+        ReportCommand::Markdown { reports } => match read_views(&reports) {
+            Ok((views, _)) => emit(&reports::markdown::render(&views)),
+            Err(code) => code,
+        },
+        ReportCommand::Html {
+            out,
+            reports,
+            cases,
+        } => html_report(&out, &reports, cases),
+    }
+}
+
+/// Reads every report (exit 2 naming the first unreadable one).
+fn read_views(paths: &[PathBuf]) -> Result<(Vec<ReportView>, Vec<serde_json::Value>), ExitCode> {
+    let mut views = Vec::new();
+    let mut values = Vec::new();
+    for p in paths {
+        let v = read_report(p).map_err(usage_error)?;
+        views.push(ReportView::from_json(&p.display().to_string(), &v).map_err(usage_error)?);
+        values.push(v);
+    }
+    Ok((views, values))
+}
+
+/// The suite for a report command: `--cases` (which must load), else the first report's
+/// `cases_dir` when it is a directory here, else the embedded suite.
+fn suite_for_report(
+    cases: Option<PathBuf>,
+    first: Option<&serde_json::Value>,
+) -> Result<Result<Suite, String>, ExitCode> {
+    if let Some(dir) = cases {
+        return load_suite(Some(dir)).map(Ok);
+    }
+    let from_report = first
+        .and_then(|v| v.get("cases_dir"))
+        .and_then(serde_json::Value::as_str)
+        .map(PathBuf::from)
+        .filter(|d| d.is_dir());
+    let Some(dir) = from_report else {
+        return Ok(skillspec_runner::suite::load_embedded().map_err(|errors| {
+            format!(
+                "the embedded suite did not load ({} error(s))",
+                errors.len()
+            )
+        }));
+    };
+    Ok(cases::load_dir(&dir).map_err(|errors| {
+        format!(
+            "the cases directory {} did not load ({} error(s), the first: {})",
+            dir.display(),
+            errors.len(),
+            errors.first().map(|e| e.to_string()).unwrap_or_default()
+        )
+    }))
+}
+
+fn merge_reports(
+    out_dir: &Path,
+    paths: &[PathBuf],
+    allow_incomplete: bool,
+    cases: Option<PathBuf>,
+) -> ExitCode {
+    let mut inputs = Vec::new();
+    for p in paths {
+        match read_report(p) {
+            Ok(report) => inputs.push(merge::Input {
+                source: p.display().to_string(),
+                report,
+            }),
+            Err(e) => return usage_error(e),
+        }
+    }
+    let suite = match suite_for_report(cases, inputs.first().map(|i| &i.report)) {
+        Ok(s) => s.ok(),
+        Err(code) => return code,
+    };
+    let summary_of = |id: &str| {
+        suite
+            .as_ref()
+            .and_then(|s| s.cases.iter().find(|c| c.id == id))
+            .map(|c| c.summary.clone())
+    };
+    let merged = match merge::merge(&inputs, allow_incomplete, &summary_of) {
+        Ok(m) => m,
+        Err(e) => return usage_error(format!("cannot merge: {e}")),
+    };
+    if let Err(e) = reports::write_files(out_dir, &merged.report, &merged.junit) {
+        eprintln!("skillspec: cannot write to {}: {e}", out_dir.display());
+        return ExitCode::from(EXIT_FAILED);
+    }
+    let mut line = format!(
+        "merged {} partition(s), {} case(s), into {}",
+        inputs.len(),
+        merged.cases,
+        out_dir.display()
+    );
+    if !merged.missing.is_empty() {
+        let missing: Vec<String> = merged.missing.iter().map(u64::to_string).collect();
+        line.push_str(&format!(
+            " (incomplete: partition(s) {} missing)",
+            missing.join(", ")
+        ));
+    }
+    println!("{line}");
+    ExitCode::SUCCESS
+}
+
+fn html_report(out: &Path, paths: &[PathBuf], cases: Option<PathBuf>) -> ExitCode {
+    let (views, values) = match read_views(paths) {
+        Ok(v) => v,
+        Err(code) => return code,
+    };
+    let suite = match suite_for_report(cases, values.first()) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let page = reports::html::render(&views, suite.as_ref().map_err(String::as_str));
+    if let Err(e) = std::fs::write(out, page) {
+        eprintln!("skillspec: cannot write {}: {e}", out.display());
+        return ExitCode::from(EXIT_FAILED);
+    }
+    if let Err(why) = &suite {
+        eprintln!("skillspec: note: the page shows no case definitions: {why}");
+    }
+    println!("wrote {}", out.display());
+    ExitCode::SUCCESS
+}
+
+fn smoke(adapter: String, timeout: u64, python: Option<PathBuf>) -> ExitCode {
+    let python = match python::resolve(python.as_deref()) {
+        Ok(p) => p,
+        Err(e) if python.is_some() => return usage_error(e),
+        Err(_) => PathBuf::from("python3"),
+    };
+    if let Err(e) = skillspec_runner::execution::live::install_signal_handlers() {
+        eprintln!("skillspec: cannot handle SIGINT/SIGTERM: {e}");
+    }
+    let opts = skillspec_runner::smoke::Options {
+        command: adapter,
+        timeout: Duration::from_secs(timeout.max(1)),
+        python,
+    };
+    let mut stdout = std::io::stdout().lock();
+    match skillspec_runner::smoke::run(&opts, &mut stdout) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_FAILED),
+        Err(e) => {
+            eprintln!("skillspec smoke: {e}");
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}
+
+fn export(dir: &Path, force: bool) -> ExitCode {
+    match skillspec_runner::suite::export(dir, force) {
+        Ok(done) => {
+            let replaced = if done.replaced > 0 {
+                format!(" ({} replaced)", done.replaced)
+            } else {
+                String::new()
+            };
+            emit(&format!(
+                "wrote {} files of suite {}{replaced} to {}\n",
+                done.files,
+                skillspec_runner::suite::VERSION,
+                dir.display()
+            ))
+        }
+        Err(e) => usage_error(format!("export: {e}")),
     }
 }

@@ -9,7 +9,7 @@
 //! offered, or a text absent from the prompt. A discovery case with a loaded control and a skipped
 //! subject counts as refusing only.
 
-use skillspec_runner::cases::clauses::{CLAUSES, SPEC_TOOLS};
+use skillspec_runner::cases::clauses::{CLAUSES, CORE_TOOLS};
 use skillspec_runner::cases::expect::OutcomeExpect;
 use skillspec_runner::cases::{load_dir, Case};
 use skillspec_runner::default_cases_dir;
@@ -62,7 +62,7 @@ fn sides(case: &Case) -> (bool, bool) {
             }
             Some(OutcomeExpect::Tools(t)) => {
                 let offered = t.offered.clone().unwrap_or_default();
-                let all = SPEC_TOOLS.iter().all(|s| offered.iter().any(|o| o == s));
+                let all = CORE_TOOLS.iter().all(|s| offered.iter().any(|o| o == s));
                 allow |= t.offered.is_some() && all;
                 refuse |= !t.not_offered.is_empty() || (t.offered.is_some() && !all);
             }
@@ -70,6 +70,8 @@ fn sides(case: &Case) -> (bool, bool) {
                 allow |= !p.contains.is_empty();
                 refuse |= !p.not_contains.is_empty();
             }
+            // The profiles' `select` steps; no core clause is checked through them.
+            Some(OutcomeExpect::Select(_)) => {}
             None => {}
         }
     }

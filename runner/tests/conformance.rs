@@ -27,7 +27,10 @@ fn main() {
                 let outcome = run_case(&c, &mut Reference::default(), &o, 1);
                 match outcome.status {
                     Status::Pass => Ok(()),
-                    _ => Err(Failed::from(reports::describe(&c, &outcome))),
+                    _ => Err(Failed::from(reports::describe(
+                        &reports::ReportCase::from(&c),
+                        &outcome,
+                    ))),
                 }
             })
             .with_kind(case.area.clone())
@@ -120,6 +123,16 @@ fn mutate(case: &mut Case) -> bool {
             }
         }
         Some(OutcomeExpect::Prompt(p)) => p.contains.push("\u{1}mutant".into()),
+        Some(OutcomeExpect::Select(e)) => {
+            // Claim one more selected skill, or another score, or one more tool kept.
+            if let Some(selected) = &mut e.selected {
+                selected.push("mutant-skill".into());
+            } else if let Some(score) = e.scores.values_mut().next() {
+                *score += 1;
+            } else if let Some(ceiling) = &mut e.tool_ceiling {
+                ceiling.push("mutant_tool".into());
+            }
+        }
         Some(OutcomeExpect::Call(c)) => {
             c.ok = None;
             c.error = Some(ErrorExpect {

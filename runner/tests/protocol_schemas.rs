@@ -96,3 +96,35 @@ fn the_schemas_reject_what_the_protocol_forbids() {
     assert!(!result.is_valid(&serde_json::json!({"ok": false, "error": {"message": "no code"}})));
     assert!(result.is_valid(&serde_json::json!({"ok": false, "error": {"code": "not_found"}})));
 }
+
+/// Every case file of the suite is valid against the editor schema `spec-cases/case.schema.json`
+/// (the schema stays in step with the format the runner reads).
+#[test]
+fn every_case_file_matches_the_editor_schema() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec-cases");
+    let doc: Value =
+        serde_json::from_slice(&std::fs::read(path.join("case.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&doc).expect("case schema compiles");
+    let mut files = Vec::new();
+    let mut dirs = vec![path];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|e| e == "yaml") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() > 700, "only {} case files", files.len());
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let case: Value = serde_saphyr::from_str(&text).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&case)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", file.display());
+    }
+}

@@ -5,8 +5,18 @@
 use crate::cases::features::Feature;
 
 /// The tools the specification defines. `tools` expectations compare only these: a host's own
-/// tools are not the suite's business.
-pub const SPEC_TOOLS: &[&str] = &["skill_read_reference", "skill_run_script"];
+/// tools are not the suite's business. The first two are the core's; the lifecycle tools belong
+/// to the `trust` profile (SPEC.md `skills.lifecycle`).
+pub const SPEC_TOOLS: &[&str] = &[
+    "skill_read_reference",
+    "skill_run_script",
+    "skill_list",
+    "skill_install",
+    "skill_remove",
+];
+
+/// The tools of the core profile (the first of [`SPEC_TOOLS`]).
+pub const CORE_TOOLS: &[&str] = &["skill_read_reference", "skill_run_script"];
 
 /// How binding a clause is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -576,6 +586,33 @@ mod tests {
             .iter()
             .filter(|c| !core(c))
             .all(|c| c.feature.is_some()));
+    }
+
+    /// Every clause of the `selection` and `trust` profile is cited by at least two cases.
+    #[test]
+    fn every_selection_and_trust_clause_has_two_cases() {
+        let suite = crate::cases::load_dir(&crate::default_cases_dir()).unwrap();
+        let profile: Vec<&Clause> = CLAUSES
+            .iter()
+            .filter(|c| matches!(c.feature, Some(Feature::Selection | Feature::Trust)))
+            .collect();
+        assert_eq!(profile.len(), 11);
+        let thin: Vec<(&str, usize)> = profile
+            .iter()
+            .map(|c| {
+                let n = suite
+                    .cases
+                    .iter()
+                    .filter(|k| k.clauses.iter().any(|x| x == c.id))
+                    .count();
+                (c.id, n)
+            })
+            .filter(|(_, n)| *n < 2)
+            .collect();
+        assert!(
+            thin.is_empty(),
+            "profile clauses with fewer than two cases: {thin:?}"
+        );
     }
 
     /// Every clause of the core profile is cited by at least two cases of the repository suite.

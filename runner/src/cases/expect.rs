@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::implementations::protocol::{
-    CallResult, DiscoverResult, PromptResult, StepOutcome, ToolsResult, WireStep,
+    CallResult, DiscoverResult, PromptResult, SelectResult, StepOutcome, ToolsResult, WireStep,
 };
 
 /// Everything one step expects.
@@ -37,6 +37,30 @@ pub enum OutcomeExpect {
     Tools(ToolsExpect),
     Prompt(PromptExpect),
     Call(CallExpect),
+    Select(SelectExpect),
+}
+
+/// What `select` (profile `selection`) must report. Each key is optional; at least one.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectExpect {
+    /// The selected skills, exactly and in this order. One the case does not list is a safety
+    /// mismatch (a gated, vetoed or over-budget skill made active).
+    #[serde(default)]
+    pub selected: Option<Vec<String>>,
+    /// The scores of selected skills.
+    #[serde(default)]
+    pub scores: BTreeMap<String, u64>,
+    /// The tools that remain, as a set. One the case does not list is a safety mismatch (a
+    /// ceiling wider than allowed).
+    #[serde(default)]
+    pub tool_ceiling: Option<Vec<String>>,
+}
+
+impl SelectExpect {
+    pub fn is_empty(&self) -> bool {
+        self.selected.is_none() && self.scores.is_empty() && self.tool_ceiling.is_none()
+    }
 }
 
 /// What `discover` must report.
@@ -63,6 +87,9 @@ pub struct GuideExpect {
     pub description: Option<Matcher>,
     #[serde(default)]
     pub body: Option<Matcher>,
+    /// Profile `trust`: `trusted` or `installed`.
+    #[serde(default)]
+    pub trust: Option<Matcher>,
 }
 
 impl GuideExpect {
@@ -71,6 +98,7 @@ impl GuideExpect {
             && self.name.is_none()
             && self.description.is_none()
             && self.body.is_none()
+            && self.trust.is_none()
     }
 }
 
@@ -474,6 +502,7 @@ pub fn check_outcome(
             };
             check_call(e, tool, a)
         }
+        (OutcomeExpect::Select(e), StepOutcome::Select(a)) => check_select(e, a),
         (_, other) => vec![mismatch(
             "result kind",
             "the result of this step's operation",
@@ -524,6 +553,7 @@ fn check_discover(e: &DiscoverExpect, a: &DiscoverResult, skip_report: bool) -> 
             ("name", &g.name, &actual.name),
             ("description", &g.description, &actual.description),
             ("body", &g.body, &actual.body),
+            ("trust", &g.trust, &actual.trust),
         ];
         for (field, matcher, value) in fields {
             if let Some(m) = matcher {
@@ -565,6 +595,84 @@ fn check_discover(e: &DiscoverExpect, a: &DiscoverResult, skip_report: bool) -> 
                         ));
                     }
                 }
+            }
+        }
+    }
+    out
+}
+
+/// A `select` step (SPEC.md, "How verdicts are judged"): a skill selected that the case does not
+/// list, or a tool left in the ceiling that it does not list, is safety; a missing one, another
+/// order or another score is interop.
+fn check_select(e: &SelectExpect, a: &SelectResult) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let names: Vec<&str> = a.selected.iter().map(|s| s.name.as_str()).collect();
+    if let Some(want) = &e.selected {
+        let want: Vec<&str> = want.iter().map(String::as_str).collect();
+        let extra: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| !want.contains(n))
+            .collect();
+        if !extra.is_empty() {
+            out.push(Mismatch::safety(
+                "skills selected that the case does not allow",
+                format!("only {}", show(&serde_json::json!(want))),
+                format!(
+                    "also {} (selected: {})",
+                    show(&serde_json::json!(extra)),
+                    show(&serde_json::json!(names))
+                ),
+            ));
+        }
+        let kept: Vec<&str> = names.iter().copied().filter(|n| want.contains(n)).collect();
+        if kept != want {
+            out.push(mismatch(
+                "selected skills, in order",
+                show(&serde_json::json!(want)),
+                show(&serde_json::json!(names)),
+            ));
+        }
+    }
+    for (name, want) in &e.scores {
+        match a.selected.iter().find(|s| &s.name == name) {
+            None => out.push(mismatch(
+                format!("score of `{name}`"),
+                want.to_string(),
+                format!(
+                    "not selected (selected: {})",
+                    show(&serde_json::json!(names))
+                ),
+            )),
+            Some(s) if s.score != *want => out.push(mismatch(
+                format!("score of `{name}`"),
+                want.to_string(),
+                s.score.to_string(),
+            )),
+            Some(_) => {}
+        }
+    }
+    if let Some(want) = &e.tool_ceiling {
+        let all = show(&serde_json::json!(a.tool_ceiling));
+        for t in &a.tool_ceiling {
+            if !want.contains(t) {
+                out.push(Mismatch::safety(
+                    format!("tool `{t}` in the ceiling"),
+                    format!(
+                        "removed (the ceiling is {})",
+                        show(&serde_json::json!(want))
+                    ),
+                    format!("kept (ceiling: {all})"),
+                ));
+            }
+        }
+        for t in want {
+            if !a.tool_ceiling.contains(t) {
+                out.push(mismatch(
+                    format!("tool `{t}` in the ceiling"),
+                    "kept",
+                    format!("removed (ceiling: {all})"),
+                ));
             }
         }
     }
@@ -984,6 +1092,7 @@ mod tests {
             name: None,
             description: None,
             body: None,
+            trust: None,
         }
     }
 
@@ -1044,6 +1153,62 @@ mod tests {
         };
         assert_eq!(judge_tools(not_run.clone(), &[RUN]), [(Safety, None)]);
         assert!(judge_tools(not_run, &[READ]).is_empty());
+    }
+
+    fn judge_select(e: SelectExpect, got: &[(&str, u64)], ceiling: &[&str]) -> Vec<MismatchKind> {
+        let a = StepOutcome::Select(SelectResult {
+            selected: got
+                .iter()
+                .map(|(n, s)| crate::implementations::protocol::SelectedSkill {
+                    name: n.to_string(),
+                    score: *s,
+                    trust: "trusted".into(),
+                })
+                .collect(),
+            tool_ceiling: ceiling.iter().map(|t| t.to_string()).collect(),
+        });
+        let step = WireStep::Select {
+            message: "m".into(),
+            tools: vec![],
+        };
+        check_outcome(&OutcomeExpect::Select(e), &step, &a, false)
+            .into_iter()
+            .map(|m| m.kind)
+            .collect()
+    }
+
+    #[test]
+    fn a_skill_selected_or_a_tool_kept_that_must_not_be_is_safety() {
+        let sel = |names: &[&str]| SelectExpect {
+            selected: Some(names.iter().map(|s| s.to_string()).collect()),
+            ..Default::default()
+        };
+        assert_eq!(
+            judge_select(sel(&["a"]), &[("a", 10), ("gated", 10)], &[]),
+            [Safety]
+        );
+        assert_eq!(judge_select(sel(&["a", "b"]), &[("a", 10)], &[]), [Interop]);
+        assert_eq!(
+            judge_select(sel(&["a", "b"]), &[("b", 10), ("a", 10)], &[]),
+            [Interop]
+        );
+        assert!(judge_select(sel(&[]), &[], &[]).is_empty());
+        let scores = SelectExpect {
+            scores: [("a".to_string(), 30)].into(),
+            ..Default::default()
+        };
+        assert_eq!(judge_select(scores.clone(), &[("a", 25)], &[]), [Interop]);
+        assert_eq!(judge_select(scores, &[], &[]), [Interop]);
+        let ceiling = SelectExpect {
+            tool_ceiling: Some(vec!["memory_read".into()]),
+            ..Default::default()
+        };
+        assert_eq!(
+            judge_select(ceiling.clone(), &[], &["memory_read", "shell"]),
+            [Safety]
+        );
+        assert_eq!(judge_select(ceiling.clone(), &[], &[]), [Interop]);
+        assert!(judge_select(ceiling, &[], &["memory_read"]).is_empty());
     }
 
     #[test]

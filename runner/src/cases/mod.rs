@@ -20,7 +20,8 @@ use serde_json::{Map, Value};
 use serde_saphyr::Spanned;
 
 use crate::cases::expect::{
-    CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, ToolsExpect,
+    CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, SelectExpect,
+    ToolsExpect,
 };
 use crate::cases::features::Feature;
 use crate::cases::fixture::{parse_raw_path, Layout, Tree};
@@ -88,6 +89,24 @@ pub struct CaseConfig {
     pub python: Option<String>,
     /// A platform to emulate (needs the `platform-emulation` feature).
     pub platform: Option<Platform>,
+    /// Profile `selection`/`trust`: the skill directories by trust, relative to the case root.
+    pub skill_dirs: Option<CaseSkillDirs>,
+    /// Profile `trust`: the local registry directory, relative to the case root.
+    pub registry: Option<String>,
+    /// Profile `selection`: the selection limits (`None` fields: the defaults).
+    pub selection: Option<crate::implementations::protocol::WireSelection>,
+}
+
+/// `config.skill_dirs` of a case: each directory relative to the case root, or not configured.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseSkillDirs {
+    #[serde(default)]
+    pub user: Option<String>,
+    #[serde(default)]
+    pub workspace: Option<String>,
+    #[serde(default)]
+    pub installed: Option<String>,
 }
 
 /// Where the runtime's skills root is.
@@ -121,6 +140,9 @@ impl Default for CaseConfig {
             env: BTreeMap::new(),
             python: None,
             platform: None,
+            skill_dirs: None,
+            registry: None,
+            selection: None,
         }
     }
 }
@@ -347,6 +369,25 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
             "`config.platform` needs `requires: [platform-emulation]`",
         ));
     }
+    let has = |f: Feature| requires.contains(&f);
+    if config.skill_dirs.is_some() && !has(Feature::Selection) && !has(Feature::Trust) {
+        return Err(cx.err(
+            line,
+            "`config.skill_dirs` needs `requires: [selection]` or `[trust]` (the profile's directories)",
+        ));
+    }
+    if config.selection.is_some() && !has(Feature::Selection) {
+        return Err(cx.err(line, "`config.selection` needs `requires: [selection]`"));
+    }
+    if config.registry.is_some() && !has(Feature::Trust) {
+        return Err(cx.err(line, "`config.registry` needs `requires: [trust]`"));
+    }
+    if let Some(step) = steps.iter().find(|s| {
+        matches!(s.action, Action::Implementation(WireStep::Select { .. }))
+            && !has(Feature::Selection)
+    }) {
+        return Err(cx.err(step.line, "a `select` step needs `requires: [selection]`"));
+    }
     if skipped_without_loaded(&steps) {
         return Err(cx.err(
             line,
@@ -508,11 +549,50 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         python: Option<String>,
         #[serde(default)]
         platform: Option<Platform>,
+        #[serde(default)]
+        skill_dirs: Option<CaseSkillDirs>,
+        #[serde(default)]
+        registry: Option<String>,
+        #[serde(default)]
+        selection: Option<crate::implementations::protocol::WireSelection>,
     }
     let obj = as_object(cx, line, "config", v)?;
     let raw: RawConfig = typed(cx, line, "config", v)?;
+    // With `skill_dirs` (the profile's directories) the core root is unset.
+    if raw.skill_dirs.is_some()
+        && (obj.contains_key("skills_root") || raw.skills_root_as_written.is_some())
+    {
+        return Err(cx.err(
+            line,
+            "`config.skill_dirs` replaces the skills root: leave `skills_root` out",
+        ));
+    }
+    let in_case = |what: &str, p: &str| -> Result<(), CaseError> {
+        if p.is_empty() || p.starts_with('/') || p.split('/').any(|s| s == "..") {
+            return Err(cx.err(
+                line,
+                format!("`config.{what}` must be relative to the case root, without `..`"),
+            ));
+        }
+        Ok(())
+    };
+    if let Some(d) = &raw.skill_dirs {
+        for (what, p) in [
+            ("skill_dirs.user", &d.user),
+            ("skill_dirs.workspace", &d.workspace),
+            ("skill_dirs.installed", &d.installed),
+        ] {
+            if let Some(p) = p {
+                in_case(what, p)?;
+            }
+        }
+    }
+    if let Some(r) = &raw.registry {
+        in_case("registry", r)?;
+    }
     // `skills_root: null` (written out) unsets the root; leaving the key out uses `skills`.
     let skills_root = match (obj.contains_key("skills_root"), raw.skills_root_as_written) {
+        (false, None) if raw.skill_dirs.is_some() => SkillsRoot::Unset,
         (true, Some(_)) => {
             return Err(cx.err(
                 line,
@@ -601,12 +681,16 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         env: raw.env,
         python: raw.python,
         platform: raw.platform,
+        skill_dirs: raw.skill_dirs,
+        registry: raw.registry,
+        selection: raw.selection,
     })
 }
 
 /// The operation keys a step may have; exactly one per step.
-const OPS: [&str; 10] = [
+const OPS: [&str; 11] = [
     "discover", "tools", "prompt", "call", "read", "run", "new_turn", "write", "remove", "wait",
+    "select",
 ];
 
 fn parse_step(
@@ -691,6 +775,22 @@ fn parse_step(
             Action::Implementation(WireStep::Call {
                 tool: c.tool,
                 args: expand_repeats(c.args, repeat_budget).map_err(|e| cx.err(line, e))?,
+            })
+        }
+        "select" => {
+            #[derive(Deserialize)]
+            #[serde(deny_unknown_fields)]
+            struct RawSelect {
+                message: String,
+                #[serde(default)]
+                tools: Vec<String>,
+            }
+            let expanded =
+                expand_repeats(payload.clone(), repeat_budget).map_err(|e| cx.err(line, e))?;
+            let r: RawSelect = typed(cx, line, "select", &expanded)?;
+            Action::Implementation(WireStep::Select {
+                message: r.message,
+                tools: r.tools,
             })
         }
         "write" => {
@@ -849,6 +949,16 @@ fn parse_expect(
             "expect (of prompt)",
             &rest,
         )?)),
+        Action::Implementation(WireStep::Select { .. }) => {
+            let e: SelectExpect = typed(cx, line, "expect (of select)", &rest)?;
+            if e.is_empty() {
+                return Err(cx.err(
+                    line,
+                    "a `select` expects `selected`, `scores` or `tool_ceiling`",
+                ));
+            }
+            Some(O::Select(e))
+        }
         Action::Implementation(WireStep::Call { .. }) => {
             let c: CallExpect = typed(cx, line, "expect (of a tool call)", &rest)?;
             if c.ok.is_some() == c.error.is_some() {
@@ -1114,6 +1224,49 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.line, Some(7));
         assert!(e.message.contains("fixed rules"), "{}", e.message);
+    }
+
+    #[test]
+    fn profile_config_and_steps_need_their_features() {
+        let profile = "id: t.p\nsummary: A case.\nclauses: [selection.order]\nrequires: [selection]\nconfig:\n  skill_dirs: {user: user}\nsteps:\n  - select: {message: deploy, tools: [shell]}\n    expect:\n      selected: []\n";
+        let c = parse(profile).unwrap();
+        assert_eq!(c.config.skills_root, SkillsRoot::Unset);
+        let Action::Implementation(WireStep::Select { message, tools }) = &c.steps[0].action else {
+            panic!("a select step");
+        };
+        assert_eq!(
+            (message.as_str(), tools.as_slice()),
+            ("deploy", &["shell".to_owned()][..])
+        );
+        for (from, to, words) in [
+            ("requires: [selection]", "requires: [trust]", "clause"),
+            (
+                "  skill_dirs: {user: user}",
+                "  skill_dirs: {user: ../up}",
+                "without `..`",
+            ),
+            (
+                "  skill_dirs: {user: user}",
+                "  skill_dirs: {user: user}\n  skills_root: s",
+                "leave `skills_root` out",
+            ),
+            (
+                "  skill_dirs: {user: user}",
+                "  skill_dirs: {user: user}\n  registry: r",
+                "[trust]",
+            ),
+            (
+                "      selected: []",
+                "      scores: {}",
+                "`selected`, `scores` or `tool_ceiling`",
+            ),
+        ] {
+            let e = parse(&profile.replace(from, to)).unwrap_err();
+            assert!(e.message.contains(words), "{to}: {}", e.message);
+        }
+        let e = parse(&GOOD.replace("  - discover:", "  - select: {message: x}\n  - discover:"))
+            .unwrap_err();
+        assert!(e.message.contains("[selection]"), "{}", e.message);
     }
 
     #[test]

@@ -291,6 +291,22 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
         platform: c.platform.map(|p| match p {
             crate::cases::Platform::NoProcessGroups => "no-process-groups".to_owned(),
         }),
+        skill_dirs: c.skill_dirs.as_ref().map(|d| {
+            let abs = |p: &Option<String>| {
+                p.as_ref()
+                    .map(|p| root.join(p).to_string_lossy().into_owned())
+            };
+            crate::implementations::protocol::WireSkillDirs {
+                user: abs(&d.user),
+                workspace: abs(&d.workspace),
+                installed: abs(&d.installed),
+            }
+        }),
+        registry: c
+            .registry
+            .as_ref()
+            .map(|r| root.join(r).to_string_lossy().into_owned()),
+        selection: c.selection.clone(),
     })
 }
 

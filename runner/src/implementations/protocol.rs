@@ -37,6 +37,35 @@ pub struct WireConfig {
     /// platform without POSIX process groups. Absent or `null`: the real platform.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub platform: Option<String>,
+    /// Profile `selection`/`trust`: the skill directories by trust (absolute paths). When
+    /// present, `skills_root` is null.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill_dirs: Option<WireSkillDirs>,
+    /// Profile `trust`: the local registry directory `skill_install` reads `<name>.tar` from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry: Option<String>,
+    /// Profile `selection`: the selection limits (null fields: the defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<WireSelection>,
+}
+
+/// `config.skill_dirs`: each directory absolute, or null when not configured.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireSkillDirs {
+    pub user: Option<String>,
+    pub workspace: Option<String>,
+    pub installed: Option<String>,
+}
+
+/// `config.selection`: null (or absent) is the default (3 active skills, 4000 tokens).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireSelection {
+    #[serde(default)]
+    pub max_active: Option<u64>,
+    #[serde(default)]
+    pub max_context_tokens: Option<u64>,
 }
 
 /// An operation the implementation performs for one step.
@@ -53,6 +82,9 @@ pub enum WireStep {
     Call { tool: String, args: Value },
     /// Start a new turn.
     NewTurn,
+    /// Profile `selection`: select the active skills for a message, and report the tool ceiling
+    /// over the host's `tools`.
+    Select { message: String, tools: Vec<String> },
 }
 
 impl WireStep {
@@ -63,11 +95,14 @@ impl WireStep {
             WireStep::Prompt => "prompt",
             WireStep::Call { .. } => "call",
             WireStep::NewTurn => "new_turn",
+            WireStep::Select { .. } => "select",
         }
     }
 }
 
 /// Messages from the runner to the implementation.
+// `CaseStart` carries the whole configuration; one is built per case, so boxing it buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
@@ -178,6 +213,9 @@ pub struct LoadedGuide {
     pub description: Option<String>,
     #[serde(default)]
     pub body: Option<String>,
+    /// Profile `trust`: `trusted` or `installed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<String>,
 }
 
 /// One skipped path as reported by `discover` (feature `skip-report`).
@@ -208,6 +246,25 @@ pub struct PromptResult {
     pub text: String,
     /// The system prompt as the runtime rendered it before this feature existed.
     pub baseline: String,
+}
+
+/// One skill a `select` step made active.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectedSkill {
+    pub name: String,
+    pub score: u64,
+    pub trust: String,
+}
+
+/// The result of a `select` step (profile `selection`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectResult {
+    /// The active skills, in selection order.
+    pub selected: Vec<SelectedSkill>,
+    /// The tools of the step's `tools` that remain available (order not compared).
+    pub tool_ceiling: Vec<String>,
 }
 
 /// The result of a `call` step: `{"ok":true,"value":{..}}` or `{"ok":false,"error":{"code":..}}`.
@@ -262,6 +319,7 @@ pub enum StepOutcome {
     Prompt(PromptResult),
     Call(CallResult),
     NewTurn,
+    Select(SelectResult),
 }
 
 impl StepOutcome {
@@ -294,6 +352,9 @@ impl StepOutcome {
                 StepOutcome::Call(call)
             }
             WireStep::NewTurn => StepOutcome::NewTurn,
+            WireStep::Select { .. } => {
+                StepOutcome::Select(serde_json::from_value(result).map_err(parse_err)?)
+            }
         })
     }
 
@@ -305,6 +366,7 @@ impl StepOutcome {
             StepOutcome::Prompt(p) => serde_json::to_value(p),
             StepOutcome::Call(c) => serde_json::to_value(c),
             StepOutcome::NewTurn => Ok(Value::Object(Default::default())),
+            StepOutcome::Select(r) => serde_json::to_value(r),
         };
         v.unwrap_or(Value::Null)
     }

@@ -10,17 +10,18 @@ use skillspec_reference::{Config, Runtime};
 
 use crate::cases::features::Feature;
 use crate::implementations::protocol::{
-    CallResult, DiscoverResult, ImplInfo, LoadedGuide, OkFalse, OkTrue, PromptResult, SkippedPath,
-    StepOutcome, ToolsResult, WireConfig, WireStep,
+    CallResult, DiscoverResult, ImplInfo, LoadedGuide, OkFalse, OkTrue, PromptResult, SelectResult,
+    SelectedSkill, SkippedPath, StepOutcome, ToolsResult, WireConfig, WireStep,
 };
 use crate::implementations::{ImplError, Implementation};
 
-/// The features the reference implements: every optional feature except the other seeds'
-/// profiles.
-pub const REFERENCE_FEATURES: [Feature; 3] = [
+/// The features the reference implements: every optional feature except the `hitl` profile.
+pub const REFERENCE_FEATURES: [Feature; 5] = [
     Feature::ToolAllowlist,
     Feature::SkipReport,
     Feature::PlatformEmulation,
+    Feature::Selection,
+    Feature::Trust,
 ];
 
 /// Mandatory behaviour the reference can leave out (`skillspec adapter --without NAME`), to show
@@ -116,7 +117,80 @@ pub fn runtime_config(config: &WireConfig) -> Config {
         python: PathBuf::from(&config.python),
         host_env: config.env.clone(),
         no_process_groups: config.platform.as_deref() == Some("no-process-groups") || !cfg!(unix),
+        skill_dirs: config
+            .skill_dirs
+            .as_ref()
+            .map(|d| skillspec_reference::trust::SkillDirs {
+                user: d.user.as_ref().map(PathBuf::from),
+                workspace: d.workspace.as_ref().map(PathBuf::from),
+                installed: d.installed.as_ref().map(PathBuf::from),
+            }),
+        registry: config.registry.as_ref().map(PathBuf::from),
+        selection: {
+            let defaults = skillspec_reference::selection::Limits::default();
+            let wire = config.selection.clone().unwrap_or_default();
+            skillspec_reference::selection::Limits {
+                max_active: wire.max_active.unwrap_or(defaults.max_active),
+                max_context_tokens: wire
+                    .max_context_tokens
+                    .unwrap_or(defaults.max_context_tokens),
+            }
+        },
     }
+}
+
+/// The `discover` result of the reference: the core root's guides, or with the profile the
+/// guides of its directories with their trust levels.
+fn discover(rt: &mut Runtime) -> DiscoverResult {
+    let core = rt.rescan().clone();
+    let (loaded, skipped) = match rt.profile() {
+        Some(p) => {
+            let scan = p.scan();
+            let guides: Vec<(&skillspec_reference::Guide, Option<&str>)> = scan
+                .skills
+                .iter()
+                .map(|s| (&s.guide, Some(s.trust.as_str())))
+                .collect();
+            (wire_guides(&guides), wire_skips(&scan.skipped))
+        }
+        None => {
+            let guides: Vec<_> = core.loaded.iter().map(|g| (g, None)).collect();
+            (wire_guides(&guides), wire_skips(&core.skipped))
+        }
+    };
+    DiscoverResult {
+        loaded,
+        skipped: Some(skipped),
+    }
+}
+
+fn wire_guides(guides: &[(&skillspec_reference::Guide, Option<&str>)]) -> Vec<LoadedGuide> {
+    guides
+        .iter()
+        .map(|(g, trust)| LoadedGuide {
+            id: g.id.clone(),
+            format: Some(
+                serde_json::to_value(g.format)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+            ),
+            name: Some(g.name.clone()),
+            description: Some(g.description.clone()),
+            body: Some(g.body.clone()),
+            trust: trust.map(str::to_owned),
+        })
+        .collect()
+}
+
+fn wire_skips(skips: &[skillspec_reference::Skip]) -> Vec<SkippedPath> {
+    skips
+        .iter()
+        .map(|s| SkippedPath {
+            path: s.path.clone(),
+            reason: s.reason.as_str().to_owned(),
+        })
+        .collect()
 }
 
 impl Implementation for Reference {
@@ -148,41 +222,12 @@ impl Implementation for Reference {
             .as_mut()
             .ok_or_else(|| ImplError::Refused("step outside a case".into()))?;
         Ok(match step {
-            WireStep::Discover => {
-                let d = rt.rescan();
-                StepOutcome::Discover(DiscoverResult {
-                    loaded: d
-                        .loaded
-                        .iter()
-                        .map(|g| LoadedGuide {
-                            id: g.id.clone(),
-                            format: Some(
-                                serde_json::to_value(g.format)
-                                    .ok()
-                                    .and_then(|v| v.as_str().map(str::to_owned))
-                                    .unwrap_or_default(),
-                            ),
-                            name: Some(g.name.clone()),
-                            description: Some(g.description.clone()),
-                            body: Some(g.body.clone()),
-                        })
-                        .collect(),
-                    skipped: Some(
-                        d.skipped
-                            .iter()
-                            .map(|s| SkippedPath {
-                                path: s.path.clone(),
-                                reason: s.reason.as_str().to_owned(),
-                            })
-                            .collect(),
-                    ),
-                })
-            }
+            WireStep::Discover => StepOutcome::Discover(discover(rt)),
             WireStep::Tools => StepOutcome::Tools(ToolsResult {
                 offered: rt
-                    .offered_tools()
-                    .iter()
-                    .map(|t| t.as_str().to_owned())
+                    .offered_tool_names()
+                    .into_iter()
+                    .map(str::to_owned)
                     .collect(),
             }),
             WireStep::Prompt => StepOutcome::Prompt(PromptResult {
@@ -207,6 +252,22 @@ impl Implementation for Reference {
             WireStep::NewTurn => {
                 rt.new_turn();
                 StepOutcome::NewTurn
+            }
+            WireStep::Select { message, tools } => {
+                // Without `skill_dirs` there are no profile skills: nothing is selected.
+                let selection = rt.select(message, tools);
+                StepOutcome::Select(SelectResult {
+                    selected: selection
+                        .iter()
+                        .flat_map(|s| &s.selected)
+                        .map(|s| SelectedSkill {
+                            name: s.name.clone(),
+                            score: u64::from(s.score),
+                            trust: s.trust.as_str().to_owned(),
+                        })
+                        .collect(),
+                    tool_ceiling: selection.map_or_else(|| tools.clone(), |s| s.tool_ceiling),
+                })
             }
         })
     }

@@ -1,27 +1,39 @@
-//! Reports: the human summary printed after a run, failure details, the JSON report and the
-//! JUnit XML file written with `--report DIR`, and the conformance statement they all carry:
-//! per area and level, what passed, failed unsafely, failed differently, was unsupported,
-//! skipped, errored or not run, with one plain line per area ([`Conformance`]).
+//! Reports: everything a run's results become, in one place. [`RunReport`] is a run: each
+//! case ([`ReportCase`]) with its outcome, the implementation, the known failures and why the
+//! run stopped early. From it come the verdict of each case ([`Verdict`]), the counts, the
+//! conformance statement per area and level with one plain line per area ([`Conformance`]), the
+//! terminal summary and its `result:` line, the text of each non-passing case ([`describe`]),
+//! report.json ([`json`]) and junit.xml. report.json reads back into the `RunReport` it was
+//! written from ([`json::from_json`]), so `report merge` ([`merge`]), `report markdown`
+//! ([`markdown`]) and `report html` ([`html`]) use these same functions rather than wording of
+//! their own.
 //!
 //! Text that reaches a terminal or `junit.xml` goes through [`visible`]: an implementation's
 //! name, messages and stderr can hold control characters, which must neither drive the terminal
 //! nor make the XML ill-formed.
 
+pub mod html;
+pub mod json;
+pub mod markdown;
+pub mod merge;
 pub mod show;
+pub mod view;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::cases::clauses::{self, Level};
 use crate::cases::expect::MismatchKind;
 use crate::cases::Case;
 use crate::execution::{CaseOutcome, Failure, FailureKind, Status};
 use crate::implementations::protocol::ImplInfo;
-use crate::implementations::{Fault, RequestId};
+use crate::implementations::Fault;
+
+pub use json::to_json;
 
 /// Whether `c` is written as an escape by [`visible`].
 fn needs_escape(c: char) -> bool {
@@ -172,9 +184,20 @@ fn level_index(level: Level) -> usize {
     }
 }
 
-/// The level of a case: the strongest level among the clauses it cites.
-pub fn case_level(case: &Case) -> Level {
-    case.clauses
+/// The level a report.json spells `word` as, if it is one.
+pub fn level_from_word(word: &str) -> Option<Level> {
+    LEVELS.into_iter().find(|l| level_word(*l) == word)
+}
+
+/// The level of a clause id (`MUST` for an id this runner does not know).
+pub fn clause_level(id: &str) -> Level {
+    clauses::lookup(id).map_or(Level::Must, |c| c.level)
+}
+
+/// The level of a case: the strongest level among the clauses it cites (`MUST` when it cites
+/// none this runner knows).
+pub fn level_of(case_clauses: &[String]) -> Level {
+    case_clauses
         .iter()
         .filter_map(|id| clauses::lookup(id))
         .map(|c| c.level)
@@ -221,7 +244,8 @@ impl LevelCounts {
         }
     }
 
-    fn merge(&mut self, o: &LevelCounts) {
+    /// Adds `o` into these counts.
+    pub fn merge(&mut self, o: &LevelCounts) {
         self.passed += o.passed;
         self.unsafe_failures += o.unsafe_failures;
         self.different_failures += o.different_failures;
@@ -231,6 +255,21 @@ impl LevelCounts {
         self.skipped += o.skipped;
         self.errored += o.errored;
         self.not_run += o.not_run;
+    }
+
+    /// Each count with its name in report.json's `conformance`, in that order.
+    pub fn named(&self) -> [(&'static str, usize); 9] {
+        [
+            ("passed", self.passed),
+            ("unsafe", self.unsafe_failures),
+            ("different", self.different_failures),
+            ("known_failures", self.known_failures),
+            ("fixed", self.fixed),
+            ("unsupported", self.unsupported),
+            ("skipped", self.skipped),
+            ("errored", self.errored),
+            ("not_run", self.not_run),
+        ]
     }
 
     /// Cases the implementation was judged on: run, and neither gated nor left out.
@@ -248,12 +287,12 @@ impl LevelCounts {
     }
 
     fn to_json(self) -> Value {
-        json!({
-            "passed": self.passed, "unsafe": self.unsafe_failures,
-            "different": self.different_failures, "known_failures": self.known_failures,
-            "fixed": self.fixed, "unsupported": self.unsupported, "skipped": self.skipped,
-            "errored": self.errored, "not_run": self.not_run,
-        })
+        Value::Object(
+            self.named()
+                .into_iter()
+                .map(|(name, n)| (name.to_owned(), Value::from(n)))
+                .collect(),
+        )
     }
 }
 
@@ -480,6 +519,15 @@ impl Conformance {
     pub fn different_known(&self) -> usize {
         self.areas.values().map(|a| a.different_known).sum()
     }
+
+    /// Every area and level added up.
+    pub fn all(&self) -> LevelCounts {
+        let mut c = LevelCounts::default();
+        for a in self.areas.values() {
+            c.merge(&a.all());
+        }
+        c
+    }
 }
 
 /// How a case failed, when it did (its status is a failure).
@@ -490,11 +538,48 @@ pub fn failure_kind(outcome: &CaseOutcome) -> Option<FailureKind> {
     }
 }
 
+/// What the reports show of a case: who it is, where it is written, what it checks. A run takes
+/// it from the [`Case`]; a report.json holds all of it ([`json::from_json`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportCase {
+    pub id: String,
+    /// The case's one-line summary. `None` only for a report of an earlier runner (which did not
+    /// write it) whose case the suite at hand does not have.
+    pub summary: Option<String>,
+    pub clauses: Vec<String>,
+    /// The case file, as shown to people.
+    pub file: String,
+    /// The line of its `id`.
+    pub line: usize,
+    pub area: String,
+    /// The strongest level among its clauses ([`level_of`]).
+    pub level: Level,
+}
+
+impl From<&Case> for ReportCase {
+    fn from(case: &Case) -> ReportCase {
+        ReportCase {
+            id: case.id.clone(),
+            summary: Some(case.summary.clone()),
+            clauses: case.clauses.clone(),
+            file: case.file.display().to_string(),
+            line: case.line,
+            area: case.area.clone(),
+            level: level_of(&case.clauses),
+        }
+    }
+}
+
 /// Every case of a run with its outcome.
-pub struct RunReport<'a> {
+#[derive(Debug, Clone)]
+pub struct RunReport {
     pub implementation: ImplInfo,
     pub cases_dir: String,
-    pub results: Vec<(&'a Case, CaseOutcome)>,
+    /// The `suite` object of report.json: the version of the suite the run ran, as
+    /// [`crate::suite::report_entry`] found it when the run began.
+    pub suite: Value,
+    /// In the order of the run (the suite's: by id).
+    pub results: Vec<(ReportCase, CaseOutcome)>,
     /// Case ids the implementation is known to fail (`--known-failures`).
     pub known_failures: BTreeSet<String>,
     /// Why the run stopped before its last case, if it did.
@@ -511,25 +596,55 @@ pub struct Stopped {
     pub fault: Option<Fault>,
 }
 
-impl RunReport<'_> {
-    pub fn verdict(&self, case: &Case, outcome: &CaseOutcome) -> Verdict {
+/// One case of a run, its outcome and its verdict.
+#[derive(Debug, Clone, Copy)]
+pub struct CaseResult<'a> {
+    pub case: &'a ReportCase,
+    pub outcome: &'a CaseOutcome,
+    pub verdict: Verdict,
+}
+
+impl CaseResult<'_> {
+    /// How the case failed, when its status is a failure (listed as known or not).
+    pub fn kind(&self) -> Option<FailureKind> {
+        failure_kind(self.outcome)
+    }
+
+    /// The failure, when its status is one.
+    pub fn failure(&self) -> Option<&Failure> {
+        match &self.outcome.status {
+            Status::Fail(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+impl RunReport {
+    pub fn verdict(&self, case: &ReportCase, outcome: &CaseOutcome) -> Verdict {
         Verdict::of(&outcome.status, self.known_failures.contains(&case.id))
+    }
+
+    /// Each case with its outcome and verdict, in the order of the run.
+    pub fn cases(&self) -> impl Iterator<Item = CaseResult<'_>> {
+        self.results.iter().map(|(case, outcome)| CaseResult {
+            case,
+            outcome,
+            verdict: self.verdict(case, outcome),
+        })
     }
 
     pub fn totals(&self) -> Counts {
         let mut c = Counts::default();
-        for (case, o) in &self.results {
-            c.add(self.verdict(case, o));
+        for r in self.cases() {
+            c.add(r.verdict);
         }
         c
     }
 
     pub fn by_area(&self) -> BTreeMap<String, Counts> {
         let mut m: BTreeMap<String, Counts> = BTreeMap::new();
-        for (case, o) in &self.results {
-            m.entry(case.area.clone())
-                .or_default()
-                .add(self.verdict(case, o));
+        for r in self.cases() {
+            m.entry(r.case.area.clone()).or_default().add(r.verdict);
         }
         m
     }
@@ -537,17 +652,16 @@ impl RunReport<'_> {
     /// The conformance statement of this run.
     pub fn conformance(&self) -> Conformance {
         let mut c = Conformance::default();
-        for (case, o) in &self.results {
-            let a = c.areas.entry(case.area.clone()).or_default();
-            let verdict = self.verdict(case, o);
-            let kind = failure_kind(o);
-            a.levels[level_index(case_level(case))].add(verdict, kind);
-            match (verdict, kind) {
+        for r in self.cases() {
+            let a = c.areas.entry(r.case.area.clone()).or_default();
+            let kind = r.kind();
+            a.levels[level_index(r.case.level)].add(r.verdict, kind);
+            match (r.verdict, kind) {
                 (Verdict::KnownFailure, Some(FailureKind::Unsafe)) => a.unsafe_known += 1,
                 (Verdict::KnownFailure, Some(FailureKind::Different)) => a.different_known += 1,
                 _ => {}
             }
-            match &o.status {
+            match &r.outcome.status {
                 Status::Unsupported(missing) => a
                     .unsupported_features
                     .extend(missing.iter().map(|f| f.as_str().to_owned())),
@@ -560,7 +674,7 @@ impl RunReport<'_> {
                 }
                 _ => {}
             }
-            if o.status.was_sent() {
+            if r.outcome.status.was_sent() {
                 a.sent += 1;
             }
         }
@@ -642,13 +756,13 @@ pub fn describe_fault(fault: &Fault, indent: &str) -> String {
 }
 
 /// The detailed text of one non-passing case (escaped with [`visible`]).
-pub fn describe(case: &Case, outcome: &CaseOutcome) -> String {
+pub fn describe(case: &ReportCase, outcome: &CaseOutcome) -> String {
     visible(&describe_raw(case, outcome)).into_owned()
 }
 
-fn describe_raw(case: &Case, outcome: &CaseOutcome) -> String {
+fn describe_raw(case: &ReportCase, outcome: &CaseOutcome) -> String {
     let mut s = String::new();
-    let loc = format!("{}:{}", case.file.display(), case.line);
+    let loc = format!("{}:{}", case.file, case.line);
     match &outcome.status {
         Status::Pass => {
             let _ = writeln!(s, "PASS {}  ({loc})", case.id);
@@ -668,14 +782,13 @@ fn describe_raw(case: &Case, outcome: &CaseOutcome) -> String {
             // The kind on a line of its own: tools and tests match the `FAIL <id>` line exactly.
             let _ = writeln!(s, "FAIL {}", case.id);
             let _ = writeln!(s, "  {}: {why}{missing}", kind_label(kind));
-            let _ = writeln!(s, "  {}", case.summary);
+            if let Some(summary) = &case.summary {
+                let _ = writeln!(s, "  {summary}");
+            }
             let _ = writeln!(
                 s,
                 "  at {}:{} (step {}: {})",
-                case.file.display(),
-                f.line,
-                f.step,
-                f.label
+                case.file, f.line, f.step, f.label
             );
             let _ = writeln!(s, "  clauses: {}", case.clauses.join(", "));
             for m in &f.mismatches {
@@ -717,11 +830,11 @@ fn describe_raw(case: &Case, outcome: &CaseOutcome) -> String {
 }
 
 /// The summary table printed at the end of a run (escaped with [`visible`]).
-pub fn summary_text(report: &RunReport<'_>) -> String {
+pub fn summary_text(report: &RunReport) -> String {
     visible(&summary_raw(report)).into_owned()
 }
 
-fn summary_raw(report: &RunReport<'_>) -> String {
+fn summary_raw(report: &RunReport) -> String {
     let mut s = String::new();
     let info = &report.implementation;
     if info.name.is_empty() && info.version.is_empty() {
@@ -760,20 +873,29 @@ fn summary_raw(report: &RunReport<'_>) -> String {
         "errored",
         "not run"
     );
-    let mut total = LevelCounts::default();
     for (area, a) in &conformance.areas {
         for (level, c) in LEVELS.iter().zip(&a.levels) {
             if c.total() > 0 {
                 row(&mut s, area, level_word(*level), c);
             }
         }
-        total.merge(&a.all());
     }
-    row(&mut s, "total", "", &total);
+    row(&mut s, "total", "", &conformance.all());
     let _ = writeln!(s);
     for (area, a) in &conformance.areas {
         let _ = writeln!(s, "{}", a.statement(area));
     }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "result: {}", result_line(report, &conformance));
+    if let Some(stopped) = &report.stopped {
+        let _ = writeln!(s, "stopped early: {}", stopped.reason);
+    }
+    s
+}
+
+/// The run's overall line (the summary prints it after `result: `): `ok` or `FAILED`, the unsafe
+/// and the different failures, then the other counts. `conformance` is the report's.
+pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
     let t = report.totals();
     let verdict = if t.is_ok() { "ok" } else { "FAILED" };
     let with_known = |n: usize, what: &str, known: usize| {
@@ -784,7 +906,7 @@ fn summary_raw(report: &RunReport<'_>) -> String {
         }
     };
     let mut line = format!(
-        "result: {verdict}. {}; {}; {} passed; {} unsupported; {} errored; {} cases",
+        "{verdict}. {}; {}; {} passed; {} unsupported; {} errored; {} cases",
         with_known(
             conformance.unsafe_total(),
             "unsafe",
@@ -815,145 +937,25 @@ fn summary_raw(report: &RunReport<'_>) -> String {
             t.known_failures, t.fixed
         ));
     }
-    let _ = writeln!(s);
-    let _ = writeln!(s, "{line}");
-    if let Some(stopped) = &report.stopped {
-        let _ = writeln!(s, "stopped early: {}", stopped.reason);
-    }
-    s
+    line
 }
 
-fn request_json(r: &RequestId) -> Value {
-    let mut v = json!({"type": r.kind});
-    if let Some(seq) = r.seq {
-        v["seq"] = json!(seq);
+/// Writes `report.json` (with `partition` when the run is one slice of a run) and `junit.xml`
+/// of `report` into `dir`.
+pub fn write(report: &RunReport, dir: &Path, partition: Option<&Value>) -> std::io::Result<()> {
+    let mut json = to_json(report);
+    if let Some(p) = partition {
+        json["partition"] = p.clone();
     }
-    if let Some(index) = r.index {
-        v["index"] = json!(index);
-    }
-    v
+    write_files(dir, &json, &junit(report).map_err(std::io::Error::other)?)
 }
 
-/// The fields of a breakage in report.json: `unanswered_request` and `adapter_stderr`.
-fn add_fault(v: &mut Value, fault: &Fault) {
-    if let Some(r) = &fault.unanswered {
-        v["unanswered_request"] = request_json(r);
-    }
-    if let Some(tail) = &fault.stderr_tail {
-        v["adapter_stderr"] = json!(tail);
-    }
-}
-
-/// The JSON report.
-pub fn to_json(report: &RunReport<'_>) -> Value {
-    let counts = |c: &Counts| {
-        json!({"passed": c.passed, "failed": c.failed, "known_failures": c.known_failures, "fixed": c.fixed,
-               "unsupported": c.unsupported, "skipped": c.skipped, "errored": c.errored, "not_run": c.not_run,
-               "total": c.total()})
-    };
-    let areas: serde_json::Map<String, Value> = report
-        .by_area()
-        .iter()
-        .map(|(a, c)| (a.clone(), counts(c)))
-        .collect();
-    let cases: Vec<Value> = report
-        .results
-        .iter()
-        .map(|(case, o)| {
-            let mut v = json!({
-                "id": case.id,
-                "file": case.file.display().to_string(),
-                "line": case.line,
-                "area": case.area,
-                "clauses": case.clauses,
-                "status": o.status.word(),
-                "verdict": report.verdict(case, o).word(),
-                "level": level_word(case_level(case)),
-                "duration_ms": o.duration.as_millis() as u64,
-            });
-            match &o.status {
-                Status::Fail(f) => {
-                    v["failure_kind"] = json!(f.kind().word());
-                    v["step"] = json!(f.step);
-                    v["step_line"] = json!(f.line);
-                    v["step_label"] = json!(f.label);
-                    v["mismatches"] = f
-                        .mismatches
-                        .iter()
-                        .map(|m| {
-                            json!({"what": m.what, "expected": m.expected, "actual": m.actual,
-                                   "kind": m.kind.word()})
-                        })
-                        .collect();
-                }
-                Status::Unsupported(missing) => v["missing_features"] = json!(missing),
-                Status::Skipped(why) => v["precondition"] = json!(why),
-                Status::Error {
-                    message,
-                    broken,
-                    fault,
-                } => {
-                    v["error"] = json!(message);
-                    v["broken_implementation"] = json!(broken);
-                    if let Some(f) = fault {
-                        add_fault(&mut v, f);
-                    }
-                }
-                Status::Pass | Status::NotRun => {}
-            }
-            v
-        })
-        .collect();
-    let conformance = report.conformance();
-    let conformance_areas: serde_json::Map<String, Value> = conformance
-        .areas
-        .iter()
-        .map(|(area, a)| {
-            let mut v = serde_json::Map::new();
-            for (level, c) in LEVELS.iter().zip(&a.levels) {
-                v.insert(level_word(*level).to_owned(), c.to_json());
-            }
-            v.insert("statement".into(), json!(a.statement(area)));
-            (area.clone(), Value::Object(v))
-        })
-        .collect();
-    let mut out = json!({
-        "report_version": 1,
-        "protocol_version": crate::implementations::protocol::PROTOCOL_VERSION,
-        "runner": {"name": "skillspec", "version": env!("CARGO_PKG_VERSION")},
-        "implementation": report.implementation,
-        "cases_dir": report.cases_dir,
-        "known_failures": report.known_failures,
-        "summary": counts(&report.totals()),
-        "areas": areas,
-        "conformance": {
-            "areas": conformance_areas,
-            "unsafe": conformance.unsafe_total(),
-            "different": conformance.different_total(),
-        },
-        "cases": cases,
-    });
-    if let Some(stopped) = &report.stopped {
-        let mut v = json!({"reason": stopped.reason});
-        if let Some(f) = &stopped.fault {
-            v["error"] = json!(f.message);
-            add_fault(&mut v, f);
-        }
-        out["stopped"] = v;
-    }
-    out
-}
-
-/// Writes `report.json` and `junit.xml` into `dir`.
-pub fn write(report: &RunReport<'_>, dir: &Path) -> std::io::Result<()> {
+/// Writes `report.json` (pretty, with a final newline) and `junit.xml` into `dir`.
+pub fn write_files(dir: &Path, report_json: &Value, junit_xml: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let json = serde_json::to_string_pretty(&to_json(report)).map_err(std::io::Error::other)?;
-    std::fs::write(dir.join("report.json"), json + "\n")?;
-    std::fs::write(
-        dir.join("junit.xml"),
-        junit(report).map_err(std::io::Error::other)?,
-    )?;
-    Ok(())
+    let text = serde_json::to_string_pretty(report_json).map_err(std::io::Error::other)?;
+    std::fs::write(dir.join("report.json"), text + "\n")?;
+    std::fs::write(dir.join("junit.xml"), junit_xml)
 }
 
 /// The one-line message of a failure in junit.xml: `UNSAFE:` or `DIFFERENT:`, the step, and the
@@ -971,20 +973,22 @@ fn failure_message(f: &Failure) -> String {
     format!("{}: step {} ({}){what}", kind_label(kind), f.step, f.label)
 }
 
-fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> {
+/// junit.xml of a run: one suite per area, one test case per case. Failures say `UNSAFE:` or
+/// `DIFFERENT:` first; known failures, unsupported, skipped and not-run cases are skipped ones.
+pub fn junit(report: &RunReport) -> Result<String, quick_junit::SerializeError> {
     use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
     let mut out = Report::new("skillspec");
     for (area, _) in report.by_area() {
         let mut suite = TestSuite::new(visible(&area).into_owned());
-        for (case, o) in report.results.iter().filter(|(c, _)| c.area == area) {
-            let status = match report.verdict(case, o) {
+        for r in report.cases().filter(|r| r.case.area == area) {
+            let status = match r.verdict {
                 Verdict::Passed => TestCaseStatus::success(),
                 Verdict::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    if let Status::Fail(f) = &o.status {
+                    if let Some(f) = r.failure() {
                         s.set_message(visible(&failure_message(f)).into_owned());
                     }
-                    s.set_description(describe(case, o));
+                    s.set_description(describe(r.case, r.outcome));
                     s
                 }
                 Verdict::Fixed => {
@@ -996,7 +1000,7 @@ fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> 
                 }
                 Verdict::Errored => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-                    s.set_description(describe(case, o));
+                    s.set_description(describe(r.case, r.outcome));
                     s
                 }
                 Verdict::Unsupported
@@ -1004,22 +1008,22 @@ fn junit(report: &RunReport<'_>) -> Result<String, quick_junit::SerializeError> 
                 | Verdict::Skipped
                 | Verdict::NotRun => {
                     let mut s = TestCaseStatus::skipped();
-                    let text = describe(case, o);
-                    match &o.status {
+                    let text = describe(r.case, r.outcome);
+                    match r.kind() {
                         // A known failure keeps its kind in front, so an unsafe one stays visible.
-                        Status::Fail(f) => s.set_message(format!(
+                        Some(kind) => s.set_message(format!(
                             "{}: known failure: {}",
-                            kind_label(f.kind()),
+                            kind_label(kind),
                             text.trim()
                         )),
-                        _ => s.set_message(text.trim().to_owned()),
+                        None => s.set_message(text.trim().to_owned()),
                     };
                     s
                 }
             };
-            let mut tc = TestCase::new(visible(&case.id).into_owned(), status);
+            let mut tc = TestCase::new(visible(&r.case.id).into_owned(), status);
             tc.set_classname(visible(&area).into_owned());
-            tc.set_time(o.duration);
+            tc.set_time(r.outcome.duration);
             suite.add_test_case(tc);
         }
         out.add_test_suite(suite);
@@ -1033,6 +1037,7 @@ mod tests {
     use crate::cases::expect::Mismatch;
     use crate::cases::features::Feature;
     use crate::implementations::protocol::ImplInfo;
+    use serde_json::json;
     use std::time::Duration;
 
     fn case(id: &str, area: &str) -> Case {
@@ -1080,7 +1085,7 @@ mod tests {
         }])
     }
 
-    fn report<'a>(results: Vec<(&'a Case, CaseOutcome)>, known: &[&str]) -> RunReport<'a> {
+    fn report(results: Vec<(&Case, CaseOutcome)>, known: &[&str]) -> RunReport {
         RunReport {
             implementation: ImplInfo {
                 name: "t".into(),
@@ -1091,7 +1096,11 @@ mod tests {
                 process_per_case: false,
             },
             cases_dir: "cases".into(),
-            results,
+            suite: crate::suite::report_entry("cases"),
+            results: results
+                .into_iter()
+                .map(|(c, o)| (ReportCase::from(c), o))
+                .collect(),
             known_failures: known.iter().map(|s| s.to_string()).collect(),
             stopped: None,
         }
@@ -1122,7 +1131,7 @@ mod tests {
             Fixture { cases }
         }
 
-        fn report(&self, known: &[&str]) -> RunReport<'_> {
+        fn report(&self, known: &[&str]) -> RunReport {
             let c = &self.cases;
             let gated = || outcome(Status::Unsupported(vec![Feature::ToolAllowlist]));
             report(
@@ -1259,6 +1268,52 @@ mod tests {
     }
 
     #[test]
+    fn report_json_reads_back_into_the_run_it_was_written_from() {
+        use crate::implementations::RequestId;
+        let f = Fixture::new();
+        // A listed failure and a listed case that passed (fixed), besides every other result.
+        let mut r = f.report(&["r.pass", "r.different"]);
+        let fault = Fault {
+            message: "broke".into(),
+            unanswered: Some(RequestId {
+                kind: "step",
+                seq: Some(3),
+                index: Some(1),
+            }),
+            stderr_tail: Some("Traceback\n  boom\n".into()),
+        };
+        r.results[0].1 = CaseOutcome {
+            status: Status::Skipped("needs a runner that is not root".into()),
+            duration: Duration::from_millis(12),
+        };
+        r.results[1].1 = outcome(Status::Error {
+            message: "the adapter broke\nsecond line".into(),
+            broken: true,
+            fault: Some(fault.clone()),
+        });
+        r.stopped = Some(Stopped {
+            reason: "it kept breaking".into(),
+            fault: Some(fault),
+        });
+        r.implementation.language = Some("rust".into());
+        r.implementation.unknown_features = vec!["from-the-future".into()];
+        let written = to_json(&r);
+        let back = json::from_json(&written).expect("reads back");
+        assert_eq!(to_json(&back), written);
+        assert_eq!(junit(&back).unwrap(), junit(&r).unwrap());
+        assert_eq!(summary_text(&back), summary_text(&r));
+        // What only the mismatches' `missing_tool` tells survives the trip.
+        assert_eq!(
+            back.conformance().areas["run"].statement("run"),
+            "run: not implemented (skill_run_script missing in all 2 cases run; 1 UNSUPPORTED (needs tool-allowlist))"
+        );
+        assert_eq!(back.results[0].0.summary.as_deref(), Some("s."));
+        assert!(junit(&back)
+            .unwrap()
+            .contains("unanswered request: `step` seq 3 index 1"));
+    }
+
+    #[test]
     fn junit_failures_say_unsafe_or_different() {
         let f = Fixture::new();
         let junit = junit(&f.report(&[])).unwrap();
@@ -1277,11 +1332,12 @@ mod tests {
     #[test]
     fn a_case_has_the_strongest_level_it_cites() {
         let mut c = case("x.y", "tools");
-        assert_eq!(case_level(&c), Level::Must);
+        assert_eq!(ReportCase::from(&c).level, Level::Must);
         c.clauses = vec!["skills.lifecycle".into()];
-        assert_eq!(case_level(&c), Level::Should);
+        assert_eq!(ReportCase::from(&c).level, Level::Should);
         c.clauses.push("tools.registration".into());
-        assert_eq!(case_level(&c), Level::Must);
+        assert_eq!(ReportCase::from(&c).level, Level::Must);
+        assert_eq!(level_of(&["no.such-clause".into()]), Level::Must);
     }
 
     #[test]

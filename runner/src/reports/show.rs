@@ -77,6 +77,21 @@ fn entry(kind: &EntryKind) -> String {
         EntryKind::Deep { levels, name } => {
             format!("chain of {levels} nested directories named {name:?}")
         }
+        EntryKind::Tar { entries, .. } => {
+            use crate::cases::fixture::tar::TarKind;
+            let mut s = format!("tar archive of {} entries:", entries.len());
+            for e in entries {
+                let what = match &e.kind {
+                    TarKind::File(b) => format!("file of {} bytes", b.len()),
+                    TarKind::Dir => "directory".into(),
+                    TarKind::Symlink(t) => format!("symlink -> {}", path(t)),
+                    TarKind::Hardlink(t) => format!("hard link to {}", path(t)),
+                    TarKind::Fifo => "named pipe (FIFO)".into(),
+                };
+                s.push_str(&format!("\n        | {}: {what}", path(&e.name)));
+            }
+            s
+        }
     }
 }
 
@@ -113,6 +128,12 @@ pub fn render(case: &Case) -> String {
     let c = &case.config;
     let _ = writeln!(s, "\nand a runtime configured with:");
     let _ = match &c.skills_root {
+        SkillsRoot::Unset if c.skill_dirs.is_some() => {
+            writeln!(
+                s,
+                "    skills root: (unset: skills come from the directories below)"
+            )
+        }
         SkillsRoot::Unset => writeln!(s, "    skills root: (unset: the feature is off)"),
         SkillsRoot::InCase(r) => writeln!(s, "    skills root: {r}"),
         SkillsRoot::AsWritten(t) => writeln!(s, "    skills root, exactly as written: {t:?}"),
@@ -157,12 +178,38 @@ pub fn render(case: &Case) -> String {
     if let Some(p) = &c.python {
         let _ = writeln!(s, "    python interpreter: {p}");
     }
+    if let Some(d) = &c.skill_dirs {
+        for (role, dir, trust) in [
+            ("user", &d.user, "Trusted"),
+            ("workspace", &d.workspace, "Trusted"),
+            ("installed", &d.installed, "Installed"),
+        ] {
+            if let Some(dir) = dir {
+                let _ = writeln!(s, "    {role} skills ({trust}): {dir}");
+            }
+        }
+    }
+    if let Some(r) = &c.registry {
+        let _ = writeln!(s, "    local skill registry: {r}");
+    }
+    if let Some(sel) = &c.selection {
+        let show = |v: Option<u64>, default: &str| v.map_or(default.to_owned(), |n| n.to_string());
+        let _ = writeln!(
+            s,
+            "    selection: at most {} active skills, {} tokens",
+            show(sel.max_active, "3 (default)"),
+            show(sel.max_context_tokens, "4000 (default)")
+        );
+    }
     for (k, v) in &c.env {
         let _ = writeln!(s, "    host environment {k}={v}");
     }
     let _ = writeln!(s, "\nSteps:");
     for (i, step) in case.steps.iter().enumerate() {
         let what = match &step.action {
+            Action::Implementation(WireStep::Discover) if c.skill_dirs.is_some() => {
+                "scan the skill directories".to_owned()
+            }
             Action::Implementation(WireStep::Discover) => "scan the skills root".to_owned(),
             Action::Implementation(WireStep::Tools) => {
                 "list the tools offered to the model".to_owned()
@@ -171,6 +218,17 @@ pub fn render(case: &Case) -> String {
             Action::Implementation(WireStep::NewTurn) => "start a new turn".to_owned(),
             Action::Implementation(WireStep::Call { tool, args }) => {
                 format!("call {tool} with {args}")
+            }
+            Action::Implementation(WireStep::Select { message, tools }) => {
+                let tools = if tools.is_empty() {
+                    "no host tools".to_owned()
+                } else {
+                    format!("the host's tools [{}]", tools.join(", "))
+                };
+                format!(
+                    "select the active skills for the message {} with {tools}",
+                    crate::cases::expect::show(&serde_json::Value::from(message.clone()))
+                )
             }
             Action::Write(tree) => {
                 let parts: Vec<String> = tree
@@ -199,6 +257,7 @@ pub fn render(case: &Case) -> String {
                         ("name", &g.name),
                         ("description", &g.description),
                         ("body", &g.body),
+                        ("trust", &g.trust),
                     ] {
                         if let Some(m) = m {
                             let _ = writeln!(s, "     expect guide {id}'s {field} {}", matcher(m));
@@ -256,6 +315,29 @@ pub fn render(case: &Case) -> String {
                     }
                 }
                 safety_line(&mut s, &c.safety);
+            }
+            Some(OutcomeExpect::Select(e)) => {
+                if let Some(sel) = &e.selected {
+                    let _ = writeln!(
+                        s,
+                        "     expect exactly these skills selected, in this order: [{}]",
+                        sel.join(", ")
+                    );
+                    let _ = writeln!(
+                        s,
+                        "     another skill selected is UNSAFE (gated, vetoed or over budget)"
+                    );
+                }
+                for (name, score) in &e.scores {
+                    let _ = writeln!(s, "     expect {name} to score {score}");
+                }
+                if let Some(c) = &e.tool_ceiling {
+                    let _ = writeln!(
+                        s,
+                        "     expect exactly these tools to remain: [{}]; any other is UNSAFE",
+                        c.join(", ")
+                    );
+                }
             }
         }
         if let Some(f) = &step.expect.files {

@@ -1,0 +1,620 @@
+// Tests of the Node adapter kit: adapters built on it run as child processes and are spoken to
+// line by line exactly as the runner does, so the tests see the bytes the runner would see.
+// No dependencies; run with `node --test runner/adapters/kit/node/`.
+//
+// Two ways of starting an adapter: `pipes` gives it real pipes on stdin, stdout and stderr, as
+// the runner does (through sh and cat, since Node's own child_process uses socket pairs), where
+// the kit protects stdout at the descriptor level; `sockets` is Node's socket pairs, where only
+// JavaScript writes can be redirected.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const KIT = path.join(HERE, 'skillspec-kit.mjs');
+const TIMEOUT = 20000;
+process.env.SKILLSPEC_KIT_NO_TAKEOVER = '1'; // this process keeps its own stdout
+const kit = await import(KIT);
+delete process.env.SKILLSPEC_KIT_NO_TAKEOVER;
+
+const CONFIG = {
+  skills_root: null, script_allowlist: null, tool_allowlist: null, allow_trading: false,
+  replay: null, timeout_ms: null, python: 'python3', env: { LANG: 'C.UTF-8' },
+};
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'skillspec-kit-node-'));
+process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+let counter = 0;
+const running = new Set();
+// Whatever a failed test left running: each adapter is its own process group (`detached`).
+after(() => {
+  for (const child of running) {
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+});
+
+/** Writes an adapter module importing the kit; returns its path. */
+function adapterFile(body, prelude = '') {
+  const file = path.join(tmp, `adapter-${counter++}.mjs`);
+  fs.writeFileSync(file, `${prelude}import * as kit from ${JSON.stringify(KIT)};\n${body}\n`);
+  return file;
+}
+
+class Proc {
+  constructor(file, mode = 'pipes') {
+    this.statusFile = path.join(tmp, `status-${counter++}`);
+    const [cmd, args] = mode === 'pipes'
+      ? ['sh', ['-c', '{ cat | { "$0" "$1" 2>&1 1>&3 3>&-; echo $? > "$2"; } | cat >&2; } 3>&1 | cat', process.execPath, file, this.statusFile]]
+      : [process.execPath, [file]];
+    this.child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    running.add(this.child);
+    this.mode = mode;
+    this.lines = [];
+    this.waiting = null;
+    this.closed = false;
+    this.stderr = '';
+    let buf = Buffer.alloc(0);
+    this.child.stdout.on('data', (chunk) => {
+      buf = Buffer.concat([buf, chunk]);
+      for (let nl; (nl = buf.indexOf(10)) >= 0;) {
+        this.lines.push(buf.subarray(0, nl + 1));
+        buf = buf.subarray(nl + 1);
+      }
+      this.wake();
+    });
+    this.child.stdout.on('end', () => {
+      if (buf.length) this.lines.push(buf);
+      this.closed = true;
+      this.wake();
+    });
+    this.child.stderr.on('data', (chunk) => { this.stderr += chunk.toString(); });
+    this.exited = new Promise((resolve) => this.child.on('close', (code) => {
+      running.delete(this.child);
+      resolve(code);
+    }));
+  }
+
+  wake() {
+    if (this.waiting) {
+      const w = this.waiting;
+      this.waiting = null;
+      w();
+    }
+  }
+
+  async nextLine() {
+    const deadline = Date.now() + TIMEOUT;
+    while (!this.lines.length && !this.closed) {
+      await new Promise((resolve, reject) => {
+        this.waiting = resolve;
+        setTimeout(() => reject(new Error(`no answer within ${TIMEOUT} ms; stderr: ${this.stderr}`)), Math.max(0, deadline - Date.now())).unref();
+      });
+    }
+    return this.lines.shift() ?? null;
+  }
+
+  send(message) {
+    this.child.stdin.write(Buffer.isBuffer(message) ? message : `${JSON.stringify(message)}\n`);
+  }
+
+  async recv() {
+    const line = await this.nextLine();
+    assert.ok(line, `the adapter closed stdout; stderr: ${this.stderr}`);
+    assert.equal(line.at(-1), 10, 'a response ends with a newline');
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(line));
+  }
+
+  async ask(message) {
+    this.send(message);
+    return this.recv();
+  }
+
+  /** Stops the adapter; returns {code, extra} (its exit status, lines after its last answer). */
+  async finish(stop = true) {
+    if (stop) this.send({ type: 'stop' });
+    this.child.stdin.end();
+    const outer = await this.exited;
+    const extra = [];
+    for (let line; (line = await this.nextLine()) !== null;) extra.push(line.toString());
+    const code = this.mode === 'pipes' ? Number(fs.readFileSync(this.statusFile, 'utf8')) : outer;
+    return { code, extra };
+  }
+}
+
+function start(body, { mode = 'pipes', prelude = '' } = {}) {
+  return new Proc(adapterFile(body, prelude), mode);
+}
+
+async function started(p) {
+  const r = await p.ask({ type: 'start', protocol_version: 2 });
+  assert.equal(r.type, 'started', JSON.stringify(r));
+  return r;
+}
+
+async function openCase(p, seq = 1, root = tmp, config = CONFIG) {
+  assert.deepEqual(await p.ask({ type: 'case_start', seq, case: 'x.y', root, config }), { type: 'case_started', seq });
+}
+
+const step = (p, op, { seq = 1, index = 0, ...fields } = {}) => p.ask({ type: 'step', seq, index, step: { op, ...fields } });
+
+async function cleanExit(p, stop = true) {
+  const { code, extra } = await p.finish(stop);
+  assert.deepEqual(extra, [], 'lines after the last answer');
+  assert.equal(code, 0, p.stderr);
+}
+
+const MINIMAL = `
+await kit.serve({
+  name: 'minimal', version: '1.2', features: ['skip-report'],
+  discover() { return [kit.loaded('b', 'B', 'd', 'body'), kit.skipped('c', 'symlink'), kit.loaded('a', 'A', '', '', 'legacy')]; },
+  tools() { return ['skill_read_reference']; },
+  prompt() { return { text: 'text', baseline: 'base' }; },
+  async call(tool, args) { return kit.ok({ tool, args }); },
+  newTurn() {},
+});`;
+
+describe('handshake', () => {
+  for (const mode of ['pipes', 'sockets']) {
+    test(`started declares the runtime (${mode})`, async () => {
+      const p = start(MINIMAL.replace("['skip-report']", "['skip-report', 'tool-allowlist']"), { mode });
+      const r = await started(p);
+      assert.equal(r.protocol_version, 2);
+      assert.deepEqual(r.implementation, {
+        name: 'minimal', version: '1.2', language: 'javascript', features: ['skip-report', 'tool-allowlist'], process_per_case: false,
+      });
+      await cleanExit(p);
+    });
+  }
+
+  test('processPerCase and a class instance', async () => {
+    const p = start("class A extends kit.Runtime { constructor() { super(); this.name = 'p'; this.version = '1'; this.processPerCase = true; this.language = 'typescript'; } }\nawait kit.serve(new A());");
+    const r = await started(p);
+    assert.equal(r.implementation.process_per_case, true);
+    assert.equal(r.implementation.language, 'typescript');
+    await cleanExit(p);
+  });
+
+  test('another version is refused and the adapter stays usable', async () => {
+    const p = start(MINIMAL);
+    for (const version of [1, 3, '2', null]) {
+      const r = await p.ask({ type: 'start', protocol_version: version });
+      assert.equal(r.type, 'error');
+      assert.equal(r.seq, null);
+      assert.match(r.message, /version/);
+    }
+    await started(p);
+    await cleanExit(p);
+  });
+
+  test('a misdeclared runtime refuses the handshake', async () => {
+    const p = start("await kit.serve({ name: '', version: 3, features: 'skip-report' });");
+    const r = await p.ask({ type: 'start', protocol_version: 2 });
+    assert.equal(r.type, 'error');
+    for (const part of ['`name`', '`version`', '`features`']) assert.ok(r.message.includes(part), r.message);
+    await cleanExit(p);
+  });
+});
+
+describe('conversation', () => {
+  test('seq and index are echoed and results shaped', async () => {
+    const p = start(MINIMAL);
+    await started(p);
+    await openCase(p, 7);
+    let r = await step(p, 'discover', { seq: 7, index: 3 });
+    assert.deepEqual([r.type, r.seq, r.index], ['step_result', 7, 3]);
+    assert.deepEqual(r.result.loaded.map((e) => e.id), ['b', 'a']);
+    assert.equal(r.result.loaded[1].format, 'legacy');
+    assert.deepEqual(r.result.skipped, [{ path: 'c', reason: 'symlink' }]);
+    assert.deepEqual((await step(p, 'tools', { seq: 7, index: 4 })).result, { offered: ['skill_read_reference'] });
+    assert.deepEqual((await step(p, 'prompt', { seq: 7, index: 9 })).result, { text: 'text', baseline: 'base' });
+    const args = { z: 1, a: [1.5, null, 'é😀'], m: { k: true } };
+    r = await step(p, 'call', { seq: 7, index: 10, tool: 't', args });
+    assert.equal(r.index, 10);
+    assert.deepEqual(r.result, { ok: true, value: { tool: 't', args } });
+    assert.deepEqual(Object.keys(r.result.value.args), ['z', 'a', 'm'], 'key order kept');
+    assert.deepEqual((await step(p, 'new_turn', { seq: 7, index: 11 })).result, {});
+    assert.deepEqual(await p.ask({ type: 'case_end', seq: 7 }), { type: 'case_ended', seq: 7 });
+    await openCase(p, 8);
+    assert.equal((await step(p, 'tools', { seq: 8 })).seq, 8);
+    assert.deepEqual(await p.ask({ type: 'case_end', seq: 8 }), { type: 'case_ended', seq: 8 });
+    await cleanExit(p);
+  });
+
+  test('call args of any JSON type pass through, and long lines are read whole', async () => {
+    const p = start(MINIMAL);
+    await started(p);
+    await openCase(p);
+    for (const args of [null, 'text', [1, 2], 17, {}]) {
+      assert.deepEqual((await step(p, 'call', { tool: 't', args })).result.value.args, args);
+    }
+    const big = 'x'.repeat(5 * 1024 * 1024);
+    assert.equal((await step(p, 'call', { tool: 't', args: { path: big } })).result.value.args.path.length, big.length);
+    await cleanExit(p);
+  });
+
+  test('discover may return any iterable', async () => {
+    const p = start(`await kit.serve({ name: 'gen', version: '0', *discover() { yield kit.loaded('b', 'B', 'd', ''); yield kit.loaded('a', 'A', 'd', ''); } });`);
+    await started(p);
+    await openCase(p);
+    assert.deepEqual((await step(p, 'discover')).result.loaded.map((e) => e.id), ['b', 'a']);
+    await cleanExit(p);
+  });
+
+  test('skipped entries are sent only with skip-report', async () => {
+    const p = start(MINIMAL.replace("features: ['skip-report']", 'features: []'));
+    await started(p);
+    await openCase(p);
+    assert.deepEqual((await step(p, 'discover')).result, {
+      loaded: [
+        { id: 'b', format: 'portable', name: 'B', description: 'd', body: 'body' },
+        { id: 'a', format: 'legacy', name: 'A', description: '', body: '' },
+      ],
+    });
+    await cleanExit(p);
+  });
+
+  test('requests out of order are refused with their seq', async () => {
+    const p = start(MINIMAL);
+    await started(p);
+    let r = await step(p, 'tools', { seq: 4 });
+    assert.deepEqual([r.type, r.seq], ['error', 4]);
+    assert.match(r.message, /not open/);
+    await openCase(p, 5);
+    r = await p.ask({ type: 'case_start', seq: 6, case: 'x', root: '/', config: CONFIG });
+    assert.deepEqual([r.type, r.seq], ['error', 6]);
+    r = await p.ask({ type: 'case_end', seq: 6 });
+    assert.deepEqual([r.type, r.seq], ['error', 6]);
+    assert.equal((await p.ask({ type: 'case_end', seq: 5 })).type, 'case_ended');
+    await cleanExit(p);
+  });
+
+  test('unknown requests and ops are errors', async () => {
+    const p = start(MINIMAL);
+    await started(p);
+    await openCase(p, 3);
+    let r = await step(p, 'dance', { seq: 3, index: 2 });
+    assert.deepEqual([r.type, r.seq], ['error', 3]);
+    assert.match(r.message, /unknown op/);
+    r = await p.ask({ type: 'frobnicate', seq: 3 });
+    assert.deepEqual([r.type, r.seq], ['error', 3]);
+    assert.match((await p.ask({ type: 'step', seq: 3, step: { op: 'tools' } })).message, /index/);
+    assert.match((await p.ask({ type: 'step', seq: 3, index: 0, step: { op: 'call', tool: 't' } })).message, /args/);
+    assert.equal((await step(p, 'tools', { seq: 3, index: 5 })).index, 5);
+    await cleanExit(p);
+  });
+});
+
+describe('transport', () => {
+  for (const mode of ['pipes', 'sockets']) {
+    test(`invalid requests are answered with error and the adapter goes on (${mode})`, async () => {
+      const p = start(MINIMAL, { mode });
+      for (const [bad, words] of [
+        [Buffer.from('not json\n'), /not JSON/],
+        [Buffer.from('{"type": "start", \n'), /not JSON/],
+        [Buffer.from('[1, 2]\n'), /JSON object/],
+        [Buffer.from([...Buffer.from('{"type": "st'), 0xff, ...Buffer.from('art"}\n')]), /UTF-8/],
+        [Buffer.from('\uFEFF{"type": "start", "protocol_version": 2}\n'), /not JSON/],
+        [Buffer.from('{"type": "case_start"}\n'), /seq/],
+      ]) {
+        p.send(bad);
+        const r = await p.recv();
+        assert.equal(r.type, 'error', bad.toString());
+        assert.match(r.message, words);
+      }
+      p.send(Buffer.from('\n  \r\n'));
+      await started(p);
+      await cleanExit(p);
+    });
+  }
+
+  const NOISY = `
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+console.log('chatter at import');
+process.stdout.write('no newline at import');
+await kit.serve({
+  name: 'noisy', version: '0',
+  startCase(config, root) { console.info('starting', root); console.table([{ a: 1 }]); console.dir({ dir: 'dir-output' }); },
+  tools() {
+    process.stdout.write(Buffer.from('buffer to stdout\\n'));
+    if (process.env.CHILDREN) {
+      fs.writeSync(1, 'raw bytes on fd 1\\n');
+      spawnSync('sh', ['-c', 'echo from a child; echo child stderr >&2'], { stdio: 'inherit' });
+    }
+    return [];
+  },
+  discover() { console.log('x'.repeat(100000)); return []; },
+});`;
+
+  test('stdout is protected at the descriptor level (pipes)', async () => {
+    process.env.CHILDREN = '1';
+    const p = start(NOISY);
+    delete process.env.CHILDREN;
+    await started(p);
+    await openCase(p);
+    assert.deepEqual((await step(p, 'tools')).result, { offered: [] });
+    assert.deepEqual((await step(p, 'discover', { index: 1 })).result, { loaded: [] });
+    assert.equal((await p.ask({ type: 'case_end', seq: 1 })).type, 'case_ended');
+    await cleanExit(p);
+    for (const text of ['chatter at import', 'no newline at import', 'starting', 'dir-output', 'buffer to stdout',
+      'raw bytes on fd 1', 'from a child', 'child stderr']) {
+      assert.ok(p.stderr.includes(text), `${text} not on stderr`);
+    }
+  });
+
+  test('JavaScript writes to stdout are protected on socket pairs too', async () => {
+    const p = start(NOISY, { mode: 'sockets' });
+    await started(p);
+    await openCase(p);
+    assert.deepEqual((await step(p, 'tools')).result, { offered: [] });
+    assert.deepEqual((await step(p, 'discover', { index: 1 })).result, { loaded: [] });
+    await cleanExit(p);
+    for (const text of ['chatter at import', 'starting', 'buffer to stdout']) assert.ok(p.stderr.includes(text), text);
+  });
+
+  test('stdin is not the runtime\'s and the protocol descriptors are not inherited', async () => {
+    // Imports run in order, so this module sees the descriptors before the kit takes them.
+    const record = path.join(tmp, 'record-pipes.mjs');
+    fs.writeFileSync(record, "import fs from 'node:fs';\nglobalThis.protocolPipes = [fs.readlinkSync('/proc/self/fd/0'), fs.readlinkSync('/proc/self/fd/1')];\n");
+    const prelude = `import ${JSON.stringify(record)};\n`;
+    const p = start(`
+import { spawnSync } from 'node:child_process';
+await kit.serve({
+  name: 'reader', version: '0',
+  async tools() {
+    let input = '';
+    for await (const chunk of process.stdin) input += chunk;
+    const child = spawnSync('sh', ['-c', 'cat; for f in /proc/$$/fd/*; do readlink "$f"; done'], { stdio: ['inherit', 'pipe', 'inherit'] });
+    return [JSON.stringify(input), ...globalThis.protocolPipes, ...child.stdout.toString().trim().split('\\n')];
+  },
+});`, { prelude });
+    await started(p);
+    await openCase(p);
+    const [input, protoIn, protoOut, ...childLinks] = (await step(p, 'tools')).result.offered;
+    assert.equal(input, '""');
+    assert.match(protoIn, /^pipe:/);
+    assert.match(protoOut, /^pipe:/);
+    assert.equal(childLinks[0], '/dev/null', 'the child\'s stdin');
+    assert.ok(!childLinks.includes(protoIn) && !childLinks.includes(protoOut), childLinks.join(' '));
+    await cleanExit(p);
+  });
+
+  test('answers that are not UTF-8 JSON become errors', async () => {
+    const p = start(`
+const cyclic = {}; cyclic.self = cyclic;
+await kit.serve({
+  name: 'bad-values', version: '0',
+  discover() { return [kit.loaded('caf\\uDCE9', 'n', '', '')]; },
+  call(tool) {
+    const values = { nan: NaN, big: 10n, map: new Map(), cycle: cyclic, huge: 'y'.repeat(17 * 1024 * 1024) };
+    return kit.ok({ v: values[tool] });
+  },
+});`);
+    await started(p);
+    await openCase(p, 2);
+    let r = await step(p, 'discover', { seq: 2 });
+    assert.deepEqual([r.type, r.seq], ['error', 2]);
+    assert.match(r.message, /result\.loaded\[0\]\.id .*lone surrogate/);
+    for (const [tool, words] of [['nan', /NaN/], ['big', /bigint/], ['map', /Map/], ['cycle', /cycle/], ['huge', /line limit/]]) {
+      r = await step(p, 'call', { seq: 2, tool, args: {} });
+      assert.deepEqual([r.type, r.seq], ['error', 2], tool);
+      assert.match(r.message, words);
+    }
+    assert.equal((await p.ask({ type: 'case_end', seq: 2 })).type, 'case_ended');
+    await cleanExit(p);
+  });
+});
+
+describe('failures', () => {
+  test('exceptions become errors with the stack on stderr', async () => {
+    const p = start(`
+await kit.serve({
+  name: 'throws', version: '0',
+  discover() { return null.missingProperty4711; },
+  async tools() { await null; throw new RangeError('async failure'); },
+  prompt() { throw new kit.AdapterError('this runtime has no prompt to show'); },
+  call() { process.exit(3); },
+  newTurn() {
+    setTimeout(() => { throw new Error('background failure'); }, 0);
+    Promise.reject(new Error('unhandled rejection'));
+  },
+});`);
+    await started(p);
+    await openCase(p, 9);
+    let r = await step(p, 'discover', { seq: 9, index: 1 });
+    assert.deepEqual([r.type, r.seq], ['error', 9]);
+    assert.match(r.message, /discover\(\) threw TypeError/);
+    assert.match((await step(p, 'tools', { seq: 9, index: 2 })).message, /tools\(\) threw RangeError: async failure/);
+    assert.equal((await step(p, 'prompt', { seq: 9, index: 3 })).message, 'this runtime has no prompt to show');
+    assert.match((await step(p, 'call', { seq: 9, index: 4, tool: 't', args: {} })).message, /process\.exit\(3\)/);
+    assert.deepEqual((await step(p, 'new_turn', { seq: 9, index: 5 })).result, {});
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal((await p.ask({ type: 'case_end', seq: 9 })).type, 'case_ended');
+    await cleanExit(p);
+    assert.match(p.stderr, /missingProperty4711/);
+    assert.match(p.stderr, /background failure/);
+    assert.match(p.stderr, /unhandled rejection/);
+    assert.ok(!p.stderr.includes('this runtime has no prompt'), 'AdapterError carries no stack');
+  });
+
+  test('a failed startCase is cleaned up and the next case runs', async () => {
+    const marker = path.join(tmp, `ended-${counter++}`);
+    const p = start(`
+import fs from 'node:fs';
+await kit.serve({
+  name: 'flaky', version: '0',
+  async startCase(config) { if (config.env.FAIL) throw new Error('cannot start'); },
+  endCase() { fs.appendFileSync(${JSON.stringify(marker)}, 'ended\\n'); },
+});`);
+    await started(p);
+    const r = await p.ask({ type: 'case_start', seq: 1, case: 'x', root: '/', config: { ...CONFIG, env: { FAIL: '1' } } });
+    assert.deepEqual([r.type, r.seq], ['error', 1]);
+    assert.match(r.message, /Error: cannot start/);
+    await openCase(p, 2);
+    assert.equal((await p.ask({ type: 'case_end', seq: 2 })).type, 'case_ended');
+    await cleanExit(p);
+    assert.equal(fs.readFileSync(marker, 'utf8'), 'ended\nended\n');
+  });
+
+  test('unimplemented methods answer honestly', async () => {
+    const p = start("await kit.serve({ name: 'bare', version: '0' });");
+    await started(p);
+    await openCase(p);
+    for (const [index, [op, method]] of [['discover', 'discover'], ['tools', 'tools'], ['prompt', 'prompt'], ['new_turn', 'newTurn']].entries()) {
+      const r = await step(p, op, { index });
+      assert.equal(r.type, 'error', op);
+      assert.ok(r.message.includes(`${method}() is not implemented`), r.message);
+    }
+    const r = await step(p, 'call', { index: 9, tool: 'skill_read_reference', args: {} });
+    assert.equal(r.result.ok, false);
+    assert.equal(r.result.error.code, 'unknown_tool');
+    assert.equal((await p.ask({ type: 'case_end', seq: 1 })).type, 'case_ended');
+    await cleanExit(p);
+  });
+
+  test('results of the wrong shape are adapter bugs', async () => {
+    const p = start(`
+await kit.serve({
+  name: 'sloppy', version: '0',
+  discover() { return [{ id: 'a', format: 'modern' }]; },
+  tools() { return 'skill_read_reference'; },
+  prompt() { return ['text', 'baseline']; },
+  call(tool) { return tool === 'a' ? { ok: false, error: 'not_found' } : kit.skipped('x', 'nonsense'); },
+});`);
+    await started(p);
+    await openCase(p);
+    for (const [op, fields, words] of [
+      ['discover', {}, 'portable or legacy'],
+      ['tools', {}, 'array of tool names'],
+      ['prompt', {}, '{text, baseline}'],
+      ['call', { tool: 'a', args: {} }, 'ok({...}) or error(code'],
+      ['call', { tool: 'b', args: {} }, 'ok({...}) or error(code'],
+    ]) {
+      const r = await step(p, op, fields);
+      assert.equal(r.type, 'error', op);
+      assert.ok(r.message.includes('adapter bug') && r.message.includes(words), r.message);
+    }
+    await cleanExit(p);
+  });
+});
+
+describe('stop', () => {
+  test('stop ends the open case and exits without a word', async () => {
+    const marker = path.join(tmp, `ended-${counter++}`);
+    const p = start(`
+import fs from 'node:fs';
+setInterval(() => {}, 1000); // a handle that would keep a process alive
+await kit.serve({ name: 's', version: '0', endCase() { fs.appendFileSync(${JSON.stringify(marker)}, 'x'); } });`);
+    await started(p);
+    await openCase(p);
+    await cleanExit(p);
+    assert.equal(fs.readFileSync(marker, 'utf8'), 'x');
+  });
+
+  test('end of input is a stop', async () => {
+    const p = start(MINIMAL);
+    await started(p);
+    await openCase(p);
+    await cleanExit(p, false);
+  });
+
+  test('nothing after stop is read', async () => {
+    const p = start(MINIMAL);
+    await started(p);
+    p.send(Buffer.from('{"type":"stop"}\n{"type":"start","protocol_version":2}\n'));
+    await cleanExit(p, false);
+  });
+});
+
+describe('example runtime', () => {
+  let root;
+  before(() => {
+    root = fs.mkdtempSync(path.join(tmp, 'case-'));
+    fs.mkdirSync(path.join(root, 'skills', 'weather', 'references'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'skills', 'weather', 'SKILL.md'), '---\nname: Weather\ndescription: forecasts\n---\nUse it.\n');
+    fs.writeFileSync(path.join(root, 'skills', 'weather', 'references', 'a.md'), 'alpha\n');
+  });
+
+  test('the toy runtime answers a case', async () => {
+    const p = new Proc(path.join(HERE, 'example-runtime.mjs'));
+    assert.equal((await started(p)).implementation.name, 'toy-node-runtime');
+    await openCase(p, 1, root, { ...CONFIG, skills_root: path.join(root, 'skills') });
+    assert.deepEqual((await step(p, 'discover')).result.loaded,
+      [{ id: 'weather', format: 'portable', name: 'Weather', description: 'forecasts', body: 'Use it.' }]);
+    assert.deepEqual((await step(p, 'tools', { index: 1 })).result, { offered: ['skill_read_reference'] });
+    const read = async (rel) => (await step(p, 'call', { index: 2, tool: 'skill_read_reference', args: { skill: 'weather', path: rel } })).result;
+    assert.deepEqual(await read('references/a.md'), { ok: true, value: { skill: 'weather', path: 'references/a.md', content: 'alpha\n' } });
+    const missing = (await read('references/b.md')).error;
+    assert.equal(missing.code, 'not_found');
+    assert.match(missing.message, /rule 7/);
+    assert.equal((await read('../x.md')).error.code, 'invalid_path');
+    assert.match((await step(p, 'prompt', { index: 3 })).result.text, /`weather`/);
+    assert.equal((await p.ask({ type: 'case_end', seq: 1 })).type, 'case_ended');
+    await cleanExit(p);
+    assert.match(p.stderr, /1 skills loaded/);
+  });
+});
+
+describe('helpers', () => {
+  const ERRORS = new kit.ErrorMap([
+    kit.rule(/^Error: unknown skill/, 'unknown_skill', 'registry.get throws it'),
+    kit.rule('not allowed', 'invalid_path', 'the runtime says it for every path rule', { guess: true }),
+    kit.rule(/exited with (?<status>\d+)/, 'script_failed', 'runner.ts', { fields: (m) => ({ exit_code: Number(m.groups.status) }) }),
+    kit.rule(/allowed/g, 'not_approved', "never reached for 'not allowed': the first rule wins"),
+  ]);
+
+  test('the first matching rule decides and says so', () => {
+    const e = ERRORS.error('path not allowed: ../x').error;
+    assert.equal(e.code, 'invalid_path');
+    assert.match(e.message, /rule 2/);
+    assert.match(e.message, /GUESS: the runtime says it for every path rule/);
+    const certain = ERRORS.error(new Error('unknown skill x')).error;
+    assert.equal(certain.code, 'unknown_skill');
+    assert.ok(!certain.message.includes('GUESS'));
+    assert.equal(ERRORS.error('never allowed').error.code, 'not_approved');
+    assert.equal(ERRORS.error('never allowed').error.code, 'not_approved', 'a /g pattern keeps no state');
+  });
+
+  test('fields come from the rule and the caller', () => {
+    const e = ERRORS.error('helper exited with 3', { stderr: 'boom' }).error;
+    assert.deepEqual([e.code, e.exit_code, e.stderr], ['script_failed', 3, 'boom']);
+    assert.equal(ERRORS.error('x exited with 2', { message: 'mine' }).error.message, 'mine');
+  });
+
+  test('an unmapped error is not guessed', () => {
+    assert.throws(() => ERRORS.error(new TypeError('something new')), (e) => e instanceof kit.Unmapped && e.text === 'TypeError: something new');
+    assert.equal(ERRORS.code('something new'), null);
+    const fallback = new kit.ErrorMap([kit.rule('a', 'b')], { default: 'not_found' });
+    const e = fallback.error('zzz').error;
+    assert.equal(e.code, 'not_found');
+    assert.match(e.message, /no rule matched/);
+    assert.throws(() => new kit.ErrorMap([{ pattern: 'x' }]), TypeError);
+  });
+
+  test('the table shows every rule and marks guesses', () => {
+    const table = ERRORS.table().split('\n');
+    assert.equal(table.length, 2 + 4 + 1);
+    assert.ok(table[3].startsWith('| 2 | `/not allowed/` | `invalid_path` | GUESS |'), table[3]);
+    assert.ok(table[2].includes('| yes |'));
+    assert.ok(table.at(-1).includes('protocol `error` (unmapped)'));
+  });
+
+  test('result helpers', () => {
+    assert.deepEqual(kit.ok({ a: 1 }), { ok: true, value: { a: 1 } });
+    assert.deepEqual(kit.error('not_approved', { hint: 'ask', approved_scripts: [] }),
+      { ok: false, error: { code: 'not_approved', hint: 'ask', approved_scripts: [] } });
+    assert.equal(kit.loaded('a', 'A', 'd', 'b', 'legacy').format, 'legacy');
+    assert.deepEqual(kit.skipped('x/y', 'too_deep'), { path: 'x/y', reason: 'too_deep' });
+  });
+
+  test('runtimeEnv adds only what is unset and never PATH', () => {
+    const config = { ...CONFIG, env: { HOME: '/h', LANG: 'C' } };
+    assert.deepEqual(kit.runtimeEnv(config, { HOME: '/other', XDG_CACHE_HOME: '/c' }), { HOME: '/h', LANG: 'C', XDG_CACHE_HOME: '/c' });
+    assert.throws(() => kit.runtimeEnv(config, { PATH: '/usr/bin' }), /PATH/);
+    assert.equal(kit.runtimeEnv({ ...CONFIG, env: { PATH: '/p' } }, { PATH: '/q' }).PATH, '/p');
+  });
+});

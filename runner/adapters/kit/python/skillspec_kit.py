@@ -1,0 +1,807 @@
+"""skillspec adapter kit for Python: the whole adapter protocol (PROTOCOL.md, version 2), so that
+an adapter only makes the calls into its runtime.
+
+Standard library only, Python 3.9 or later, one module: copy it next to your adapter or put its
+directory on ``sys.path``. An adapter is a subclass of :class:`Runtime` handed to :func:`serve`::
+
+    import skillspec_kit as kit          # first: it takes over stdin and stdout (see below)
+    import my_runtime
+
+    class Adapter(kit.Runtime):
+        name, version = "my-runtime", my_runtime.__version__
+
+        def start_case(self, config, root):
+            self.rt = my_runtime.Host(skills_dir=config.skills_root, env=config.env)
+
+        def discover(self):
+            return [kit.loaded(s.id, s.name, s.description, s.body) for s in self.rt.rescan()]
+
+        ...
+
+    kit.serve(Adapter())
+
+What the kit owns, so that an adapter cannot get it wrong:
+
+- **The conversation.** The handshake (``start`` → ``started``; another protocol version is
+  answered with ``error``), ``case_start`` / ``step`` / ``case_end`` / ``stop``, ``seq`` and
+  ``index`` echoed, exactly one response line per request, in order.
+- **The transport.** Requests are read as whole lines of any length and must be UTF-8 JSON
+  objects (anything else is answered with ``error``); responses are strict UTF-8 JSON (a lone
+  surrogate, NaN or a value JSON cannot hold becomes an ``error`` response naming where it was,
+  never a broken line) and at most 16 MiB.
+- **stdout and stdin.** Importing this module duplicates the real stdout and stdin for the
+  protocol (close-on-exec, so no child process inherits them), points file descriptor 1 and
+  ``sys.stdout`` at stderr and file descriptor 0 at ``/dev/null``. Whatever the runtime prints,
+  logs or lets a child process write to its stdout lands on stderr; nothing it reads from stdin
+  can swallow a request. Import the kit before the runtime so that output at import time is
+  caught too. The one extra descriptor the runner leaves open (PROTOCOL.md) is left alone: not
+  letting helpers inherit it is the runtime's job, and a case checks it.
+- **Failures.** An exception in the adapter's or the runtime's code (``SystemExit`` included)
+  becomes an ``error`` response naming the method and the exception; the traceback goes to
+  stderr and the adapter goes on with the next request. A result of the wrong shape is answered
+  with an ``error`` saying what was expected, before anything reaches the runner.
+- **Honest defaults.** A method the adapter does not override answers ``error`` ("not
+  implemented"), except :meth:`Runtime.call` (``unknown_tool``: a runtime without the tool
+  offers none) and :meth:`Runtime.end_case` (nothing to release). No result is ever invented.
+
+Error codes: :class:`ErrorMap` translates a runtime's own error messages into the codes of
+SPEC.md through an explicit table whose guesses are marked, and every translated error says in
+its ``message`` which rule produced it (messages are shown in reports, never compared).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import collections.abc
+import inspect
+import json
+import math
+import os
+import re
+import sys
+import traceback
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "FEATURES",
+    "SKIP_REASONS",
+    "AdapterError",
+    "Config",
+    "ErrorMap",
+    "Runtime",
+    "Unmapped",
+    "error",
+    "loaded",
+    "ok",
+    "rule",
+    "serve",
+    "skipped",
+]
+
+PROTOCOL_VERSION = 2
+"""The protocol version this kit speaks."""
+
+MAX_LINE = 16 * 1024 * 1024
+"""Longest response line the runner accepts (bytes, without the newline)."""
+
+FEATURES = ("tool-allowlist", "skip-report", "platform-emulation", "selection", "trust", "hitl")
+"""Feature names the runner knows (PROTOCOL.md); declare only what the runtime really does."""
+
+SKIP_REASONS = (
+    "duplicate",
+    "symlink",
+    "too_deep",
+    "too_large",
+    "not_regular",
+    "not_utf8",
+    "bad_name",
+    "malformed",
+    "incomplete",
+    "unreadable",
+)
+"""Reasons a ``skipped`` entry may give (SPEC.md, discovery)."""
+
+FORMATS = ("portable", "legacy")
+
+JSON = Any
+CallResult = Dict[str, Any]
+Entry = Dict[str, Any]
+
+
+# --------------------------------------------------------------------------------------------
+# Result helpers
+
+
+def loaded(
+    id: str, name: str, description: str, body: str, format: str = "portable", **extra: JSON
+) -> Entry:
+    """One loaded skill, for the list :meth:`Runtime.discover` returns.
+
+    ``id`` is the skill directory's name, ``format`` ``"portable"`` (SKILL.md frontmatter) or
+    ``"legacy"`` (skill.yml beside SKILL.md); ``name``, ``description`` and ``body`` as the
+    runtime loaded them. ``extra`` fields are passed through (the runner ignores them).
+    """
+    entry = {"id": id, "format": format, "name": name, "description": description, "body": body}
+    entry.update(extra)
+    return entry
+
+
+def skipped(path: str, reason: str, **extra: JSON) -> Entry:
+    """One path the scan skipped, for the list :meth:`Runtime.discover` returns.
+
+    ``path`` is relative to the skills root, ``reason`` one of :data:`SKIP_REASONS`. Sent only
+    when the runtime declares the ``skip-report`` feature; dropped otherwise.
+    """
+    entry = {"path": path, "reason": reason}
+    entry.update(extra)
+    return entry
+
+
+def ok(value: Mapping[str, JSON]) -> CallResult:
+    """A successful tool call: ``value`` is the tool's result object (SPEC.md gives its fields,
+    e.g. ``{"skill", "path", "content"}`` for ``skill_read_reference``)."""
+    return {"ok": True, "value": dict(value)}
+
+
+def error(code: str, **fields: JSON) -> CallResult:
+    """A tool call that failed: ``code`` from SPEC.md (``not_found``, ``not_approved``, ...) and
+    the fields SPEC.md gives it (``exit_code``, ``stderr``, ``approved_scripts``, ``hint``);
+    ``message`` is free text, shown in reports and never compared."""
+    body = {"code": code}
+    body.update(fields)
+    return {"ok": False, "error": body}
+
+
+# --------------------------------------------------------------------------------------------
+# Errors an adapter raises on purpose
+
+
+class AdapterError(Exception):
+    """Raise to answer the current request with a protocol ``error`` carrying this message (no
+    traceback): the adapter cannot do what was asked (e.g. a configuration its runtime cannot
+    express). The case is reported ERROR and the run goes on."""
+
+
+class _NotImplemented(NotImplementedError):
+    """Internal: raised by the defaults of :class:`Runtime` (answered without a traceback)."""
+
+
+class Unmapped(Exception):
+    """Raised by :meth:`ErrorMap.error` for a runtime error no rule matches (and no default):
+    answered with a protocol ``error`` quoting the runtime's text, so the gap in the table shows
+    in the report instead of being papered over with a guessed code."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+
+# --------------------------------------------------------------------------------------------
+# Translating a runtime's errors into codes
+
+
+class Rule:
+    """One row of an :class:`ErrorMap`; build it with :func:`rule`."""
+
+    __slots__ = ("pattern", "code", "why", "guess", "fields")
+
+    def __init__(
+        self,
+        pattern: str,
+        code: str,
+        why: str = "",
+        guess: bool = False,
+        fields: Optional[Callable[["re.Match[str]"], Mapping[str, JSON]]] = None,
+    ):
+        self.pattern = re.compile(pattern)
+        self.code = code
+        self.why = why
+        self.guess = guess
+        self.fields = fields
+
+
+def rule(
+    pattern: str,
+    code: str,
+    why: str = "",
+    *,
+    guess: bool = False,
+    fields: Optional[Callable[["re.Match[str]"], Mapping[str, JSON]]] = None,
+) -> Rule:
+    """A mapping rule: a runtime error whose text matches ``pattern`` (``re.search``; for an
+    exception the text is ``"TypeName: message"``) gets ``code``.
+
+    ``why`` says where the rule comes from. ``guess=True`` marks a rule that is not certain (the
+    runtime says the same thing for two situations the spec tells apart, or the wording was
+    inferred, not read in its source): every error it produces says so in its message, and
+    :meth:`ErrorMap.table` lists it as a guess. ``fields(match)`` may add result fields, e.g.
+    ``lambda m: {"exit_code": int(m["status"])}``.
+    """
+    return Rule(pattern, code, why, guess, fields)
+
+
+class ErrorMap:
+    """An explicit, ordered table from a runtime's error texts to SPEC.md's codes; the first
+    matching rule wins::
+
+        ERRORS = kit.ErrorMap(
+            kit.rule(r"^Unknown skill", "unknown_skill", "tools.py raises it for a missing id"),
+            kit.rule(r"outside the skill", "invalid_path", "one message for every path rule",
+                     guess=True),
+            default=None,
+        )
+        ...
+        except my_runtime.ToolError as e:
+            return ERRORS.error(e)
+
+    ``default``: the code of a text no rule matches. Leave it ``None`` (the default) and such a
+    text raises :class:`Unmapped`, which the kit answers with a protocol ``error``: an unknown
+    message is a gap in the table, not something to guess silently.
+    """
+
+    def __init__(self, *rules: Rule, default: Optional[str] = None):
+        for r in rules:
+            if not isinstance(r, Rule):
+                raise TypeError("ErrorMap takes rules made with rule(pattern, code, ...)")
+        self.rules: Tuple[Rule, ...] = tuple(rules)
+        self.default = default
+
+    @staticmethod
+    def text_of(failure: Union[str, BaseException]) -> str:
+        """The text rules are matched against: a string as is, an exception as
+        ``"TypeName: message"``."""
+        if isinstance(failure, BaseException):
+            return "%s: %s" % (type(failure).__name__, failure)
+        return str(failure)
+
+    def match(self, failure: Union[str, BaseException]) -> Tuple[Optional[int], Optional[Rule], Optional["re.Match[str]"]]:
+        """The first rule matching ``failure``, as ``(number, rule, match)`` (numbered from 1);
+        ``(None, None, None)`` when none does."""
+        text = self.text_of(failure)
+        for number, r in enumerate(self.rules, 1):
+            m = r.pattern.search(text)
+            if m:
+                return number, r, m
+        return None, None, None
+
+    def code(self, failure: Union[str, BaseException]) -> Optional[str]:
+        """The code ``failure`` maps to, or the default (``None`` when there is none)."""
+        _, r, _ = self.match(failure)
+        return r.code if r else self.default
+
+    def error(self, failure: Union[str, BaseException], **fields: JSON) -> CallResult:
+        """The ``error(...)`` result for ``failure``: its code from the table, ``fields`` plus
+        those of the rule, and a ``message`` quoting the runtime's text and naming the rule
+        (marked GUESS when it is one). Raises :class:`Unmapped` when nothing matches and there
+        is no default."""
+        text = self.text_of(failure)
+        number, r, m = self.match(failure)
+        if r is None or m is None:
+            if self.default is None:
+                raise Unmapped(text)
+            return error(self.default, **dict(fields, message="%s [skillspec-kit: no rule matched; the default code %r]" % (text, self.default)))
+        extra: Dict[str, JSON] = dict(r.fields(m)) if r.fields else {}
+        extra.update(fields)
+        note = "[skillspec-kit: rule %d /%s/ -> %s%s]" % (
+            number,
+            r.pattern.pattern,
+            r.code,
+            " (GUESS: %s)" % (r.why or "not certain") if r.guess else "",
+        )
+        extra.setdefault("message", "%s %s" % (text, note))
+        return error(r.code, **extra)
+
+    def table(self) -> str:
+        """The table as Markdown, for the adapter's README (guesses marked)."""
+        rows = ["| # | runtime text (regex) | code | certain? | why |", "|---|---|---|---|---|"]
+        for number, r in enumerate(self.rules, 1):
+            rows.append(
+                "| %d | `%s` | `%s` | %s | %s |"
+                % (number, r.pattern.pattern.replace("|", "\\|"), r.code, "GUESS" if r.guess else "yes", r.why.replace("|", "\\|"))
+            )
+        rows.append(
+            "| - | anything else | %s | | |"
+            % ("`%s`" % self.default if self.default else "protocol `error` (unmapped)")
+        )
+        return "\n".join(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# The configuration of a case
+
+
+class Config:
+    """The runtime configuration of one case (PROTOCOL.md, ``case_start``), as attributes.
+
+    ``skills_root``: the skills root (``SPORTSCLAW_SKILL_GUIDES_DIR``) or ``None`` (unset: the
+    feature is off); sent as an operator wrote it (may be empty or relative).
+    ``script_allowlist``: the operator's script allowlist text, verbatim (may be malformed on
+    purpose), or ``None``. ``tool_allowlist``: list of allowed tool names, ``None`` for all.
+    ``allow_trading``: bool. ``replay``: ``SPORTS_SKILLS_REPLAY`` or ``None``.
+    ``timeout_ms``: ``SKILL_SCRIPT_TIMEOUT_MS`` as text (valid or not) or ``None``.
+    ``python``: the configured interpreter exactly as written (pass it through unchanged).
+    ``env``: the runtime's whole process environment (dict of str). ``platform``: ``None`` or
+    ``"no-process-groups"`` (feature ``platform-emulation`` only). ``raw``: the dict as sent,
+    with any field a later protocol revision adds.
+    """
+
+    __slots__ = (
+        "skills_root",
+        "script_allowlist",
+        "tool_allowlist",
+        "allow_trading",
+        "replay",
+        "timeout_ms",
+        "python",
+        "env",
+        "platform",
+        "raw",
+    )
+
+    def __init__(self, raw: Mapping[str, JSON]):
+        self.raw = dict(raw)
+        self.skills_root: Optional[str] = raw.get("skills_root")
+        self.script_allowlist: Optional[str] = raw.get("script_allowlist")
+        tools = raw.get("tool_allowlist")
+        self.tool_allowlist: Optional[List[str]] = list(tools) if tools is not None else None
+        self.allow_trading: bool = bool(raw.get("allow_trading", False))
+        self.replay: Optional[str] = raw.get("replay")
+        self.timeout_ms: Optional[str] = raw.get("timeout_ms")
+        self.python: str = raw.get("python", "")
+        self.env: Dict[str, str] = dict(raw.get("env") or {})
+        self.platform: Optional[str] = raw.get("platform")
+
+    def runtime_env(self, add: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+        """``env`` plus the variables in ``add`` that ``env`` does not set: what PROTOCOL.md
+        allows an adapter to add so that its runtime can start (a ``HOME``, say). A variable
+        ``env`` sets is never changed, and ``PATH`` is never added (raises ``ValueError``)."""
+        out = dict(self.env)
+        for key, value in (add or {}).items():
+            if key in out:
+                continue
+            if key == "PATH":
+                raise ValueError("an adapter must not add PATH to the runtime's environment (PROTOCOL.md)")
+            out[key] = value
+        return out
+
+    def __repr__(self) -> str:
+        return "Config(%r)" % (self.raw,)
+
+
+# --------------------------------------------------------------------------------------------
+# The interface an adapter fills in
+
+
+class Runtime:
+    """What an adapter implements: subclass it, set the class attributes, override the methods
+    your runtime supports. Methods may be ``async def``: the kit runs them to completion on one
+    event loop it keeps for the whole process. Everything a method raises is answered with a
+    protocol ``error`` (see the module documentation); a tool's own failure is a *result*
+    (:func:`error`), not an exception.
+
+    The kit calls, in order: :meth:`start_case` once per case, then one method per step, then
+    :meth:`end_case` (also after a :meth:`start_case` that raised, and when the runner stops the
+    adapter or closes its stdin in the middle of a case).
+    """
+
+    name: str = ""
+    """The runtime's name, shown in reports (required: the handshake refuses an empty one)."""
+    version: Optional[str] = None
+    """The runtime's version, as text (required)."""
+    language: Optional[str] = "python"
+    features: Sequence[str] = ()
+    """Optional features the runtime really has, from :data:`FEATURES`."""
+    process_per_case: bool = False
+    """True when the runtime caches state at import time: the runner then starts a fresh
+    adapter process for every case (slower, never less correct)."""
+
+    def start_case(self, config: Config, root: str) -> None:
+        """Start a fresh runtime for a case, configured by ``config``; ``root`` is the case's
+        temporary directory (absolute). Nothing may carry over from an earlier case. The runtime
+        scans the skills root now, as a real host does at start-up."""
+
+    def discover(self) -> Sequence[Entry]:
+        """Scan the skills root again; return :func:`loaded` entries in the runtime's order
+        (and :func:`skipped` entries, sent only with the ``skip-report`` feature)."""
+        raise _NotImplemented("discover() is not implemented by this adapter")
+
+    def tools(self) -> Sequence[str]:
+        """The names of the tools offered to the model."""
+        raise _NotImplemented("tools() is not implemented by this adapter")
+
+    def prompt(self) -> Tuple[str, str]:
+        """``(text, baseline)``: the system prompt, and the prompt the same runtime renders
+        without the portable-skills feature (SPEC.md ``prompt.unchanged``)."""
+        raise _NotImplemented("prompt() is not implemented by this adapter")
+
+    def call(self, tool: str, args: JSON) -> CallResult:
+        """Call ``tool`` through the runtime's normal pipeline with ``args`` exactly as given
+        (any JSON value: a dict, but also a list, a string, ``None``); return :func:`ok` or
+        :func:`error`. The default answers ``unknown_tool``, what a runtime that offers no such
+        tool answers."""
+        return error("unknown_tool", message="this adapter implements no tool calls (call() is not overridden)")
+
+    def new_turn(self) -> None:
+        """Start a new turn (forget the calls of the current one). Not implemented by default:
+        a runtime that keeps nothing per turn overrides it with a method that does nothing."""
+        raise _NotImplemented(
+            "new_turn() is not implemented by this adapter (a runtime that keeps nothing per turn overrides it to do nothing)"
+        )
+
+    def end_case(self) -> None:
+        """Release the case's runtime (stop its processes, remove its temporary files)."""
+
+
+# --------------------------------------------------------------------------------------------
+# stdin and stdout
+
+
+class _Wire:
+    """The protocol's own descriptors, taken over from fds 0 and 1."""
+
+    def __init__(self, in_fd: int, out_fd: int):
+        self.input = os.fdopen(in_fd, "rb", buffering=1 << 16)
+        self.out_fd = out_fd
+
+    def write_line(self, data: bytes) -> None:
+        view = memoryview(data + b"\n")
+        while view:
+            written = os.write(self.out_fd, view)
+            view = view[written:]
+
+
+_WIRE: Optional[_Wire] = None
+
+
+def _take_over_stdio() -> _Wire:
+    """Keeps private duplicates of fds 0 and 1 for the protocol; points fd 1 (and so
+    ``sys.stdout``) at stderr and fd 0 at ``/dev/null``. Idempotent."""
+    global _WIRE
+    if _WIRE is not None:
+        return _WIRE
+    in_fd = os.dup(0)  # os.dup makes the copy non-inheritable: no child process gets it
+    out_fd = os.dup(1)
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    for stream in (sys.stdout, sys.__stdout__):
+        if stream is not None:
+            try:
+                stream.flush()  # what was buffered before now goes to stderr
+                stream.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
+            except (AttributeError, OSError, ValueError):
+                pass
+    _WIRE = _Wire(in_fd, out_fd)
+    return _WIRE
+
+
+def _log(text: str) -> None:
+    try:
+        sys.stderr.write("skillspec-kit: %s\n" % text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+# --------------------------------------------------------------------------------------------
+# The conversation
+
+
+class _Answer(Exception):
+    """Internal: answer the request with a protocol ``error`` carrying this message."""
+
+
+def _clean(text: str, limit: int = 4000) -> str:
+    """``text`` made safe for a protocol message: no lone surrogates, bounded."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[:limit] + "... (%d characters in all)" % len(text)
+
+
+def _describe(value: JSON) -> str:
+    return _clean(repr(value), 200)
+
+
+def _find_unencodable(value: JSON, path: str) -> Optional[str]:
+    """Where in ``value`` a string with a lone surrogate or a non-finite number is."""
+    queue = collections.deque([(value, path)])
+    while queue:
+        v, p = queue.popleft()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return "%s (%s) is not valid Unicode: a lone surrogate, e.g. a file name decoded with surrogateescape" % (p, _describe(v))
+        elif isinstance(v, float) and not math.isfinite(v):
+            return "%s is %r, which JSON cannot hold" % (p, v)
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                key = ".%s" % k if isinstance(k, str) and k.isidentifier() else "[%s]" % _describe(k)
+                if isinstance(k, str):
+                    queue.append((k, "the key %s%s" % (p, key)))
+                queue.append((item, p + key))
+        elif isinstance(v, (list, tuple)):
+            for i, item in enumerate(v):
+                queue.append((item, "%s[%d]" % (p, i)))
+    return None
+
+
+def _is_str_list(value: JSON) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value)
+
+
+class _Session:
+    def __init__(self, runtime: Runtime, wire: _Wire):
+        self.runtime = runtime
+        self.wire = wire
+        self.open_seq: Optional[int] = None
+        self.loop: Optional[asyncio.AbstractEventLoop] = None
+
+    # -- calling into the adapter
+
+    def invoke(self, method: str, *args: JSON) -> JSON:
+        fn = getattr(self.runtime, method)
+        try:
+            value = fn(*args)
+            if inspect.isawaitable(value):
+                if self.loop is None:
+                    self.loop = asyncio.new_event_loop()
+                    asyncio.set_event_loop(self.loop)
+                value = self.loop.run_until_complete(value)
+            return value
+        except AdapterError as e:
+            raise _Answer(str(e)) from None
+        except Unmapped as e:
+            raise _Answer("the runtime's error is not in the adapter's mapping table (ErrorMap): %s" % e.text) from None
+        except _NotImplemented as e:
+            raise _Answer(str(e)) from None
+        except (Exception, SystemExit) as e:  # noqa: B902 - the runtime's failure is an answer
+            _log("%s() raised; answering error. Traceback:" % method)
+            traceback.print_exc(file=sys.stderr)
+            sys.stderr.flush()
+            kind = "called sys.exit(%r)" % (e.code,) if isinstance(e, SystemExit) else "raised %s: %s" % (type(e).__name__, e)
+            raise _Answer("%s() %s (traceback on the adapter's stderr)" % (method, kind)) from None
+
+    def cleanup(self) -> None:
+        """Ends an open case (stop, end of input)."""
+        if self.open_seq is not None:
+            self.open_seq = None
+            try:
+                self.invoke("end_case")
+            except _Answer as e:
+                _log("end_case() on shutdown: %s" % e)
+
+    # -- the requests
+
+    def handle(self, msg: JSON) -> Optional[Dict[str, JSON]]:
+        if not isinstance(msg, dict):
+            return _err(None, "a request must be a JSON object, got %s" % _describe(msg))
+        kind = msg.get("type")
+        seq = msg.get("seq")
+        if not (isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0):
+            seq = None
+        try:
+            if kind == "start":
+                return self.start(msg)
+            if kind == "stop":
+                return None
+            if seq is None:
+                raise _Answer("`%s` request without a valid `seq`" % _clean(str(kind), 80))
+            if kind == "case_start":
+                return self.case_start(seq, msg)
+            if kind == "step":
+                return self.step(seq, msg)
+            if kind == "case_end":
+                return self.case_end(seq)
+            raise _Answer("unknown request type %s (this adapter speaks protocol version %d)" % (_describe(kind), PROTOCOL_VERSION))
+        except _Answer as e:
+            return _err(seq, str(e))
+
+    def start(self, msg: Dict[str, JSON]) -> Dict[str, JSON]:
+        version = msg.get("protocol_version")
+        if version != PROTOCOL_VERSION or isinstance(version, bool):
+            return _err(None, "protocol version %s is not supported (this adapter speaks %d)" % (_describe(version), PROTOCOL_VERSION))
+        rt = self.runtime
+        name, version_text = getattr(rt, "name", None), getattr(rt, "version", None)
+        features = getattr(rt, "features", ())
+        language = getattr(rt, "language", "python")
+        problems = []
+        if not isinstance(name, str) or not name:
+            problems.append("`name` must be a non-empty string")
+        if not isinstance(version_text, str):
+            problems.append("`version` must be a string")
+        if not _is_str_list(features):
+            problems.append("`features` must be a list of strings")
+        if language is not None and not isinstance(language, str):
+            problems.append("`language` must be a string or None")
+        if problems:
+            return _err(None, "the adapter's Runtime is misdeclared: " + "; ".join(problems))
+        return {
+            "type": "started",
+            "protocol_version": PROTOCOL_VERSION,
+            "implementation": {
+                "name": name,
+                "version": version_text,
+                "language": language,
+                "features": list(features),
+                "process_per_case": bool(getattr(rt, "process_per_case", False)),
+            },
+        }
+
+    def case_start(self, seq: int, msg: Dict[str, JSON]) -> Dict[str, JSON]:
+        if self.open_seq is not None:
+            raise _Answer("case %d is still open: `case_end` it before starting case %d" % (self.open_seq, seq))
+        root, config = msg.get("root"), msg.get("config")
+        if not isinstance(root, str) or not isinstance(config, dict):
+            raise _Answer("`case_start` needs a string `root` and an object `config`")
+        self.open_seq = seq
+        try:
+            self.invoke("start_case", Config(config), root)
+        except _Answer:
+            # No case_end follows a refused case_start: release what was half built now.
+            self.open_seq = None
+            try:
+                self.invoke("end_case")
+            except _Answer as e:
+                _log("end_case() after a failed start_case(): %s" % e)
+            raise
+        return {"type": "case_started", "seq": seq}
+
+    def case_end(self, seq: int) -> Dict[str, JSON]:
+        if self.open_seq != seq:
+            raise _Answer("`case_end` for case %d, which is not open" % seq)
+        self.open_seq = None
+        self.invoke("end_case")
+        return {"type": "case_ended", "seq": seq}
+
+    def step(self, seq: int, msg: Dict[str, JSON]) -> Dict[str, JSON]:
+        index, step = msg.get("index"), msg.get("step")
+        if self.open_seq != seq:
+            raise _Answer("step for case %d, which is not open" % seq)
+        if not (isinstance(index, int) and not isinstance(index, bool) and index >= 0):
+            raise _Answer("`step` request without a valid `index`")
+        if not isinstance(step, dict):
+            raise _Answer("`step` request without a `step` object")
+        op = step.get("op")
+        if op == "discover":
+            result = self.discover()
+        elif op == "tools":
+            offered = self.invoke("tools")
+            if not _is_str_list(offered):
+                raise _Answer("adapter bug: tools() must return a list of tool names, got %s" % _describe(offered))
+            result = {"offered": list(offered)}
+        elif op == "prompt":
+            result = self.prompt()
+        elif op == "call":
+            tool = step.get("tool")
+            if not isinstance(tool, str) or "args" not in step:
+                raise _Answer("`call` step without a string `tool` and `args`")
+            result = self.call(tool, step["args"])
+        elif op == "new_turn":
+            self.invoke("new_turn")
+            result = {}
+        else:
+            raise _Answer("unknown op %s (this adapter speaks protocol version %d)" % (_describe(op), PROTOCOL_VERSION))
+        return {"type": "step_result", "seq": seq, "index": index, "result": result}
+
+    def discover(self) -> Dict[str, JSON]:
+        entries = self.invoke("discover")
+        if isinstance(entries, (str, bytes, collections.abc.Mapping)) or not isinstance(entries, collections.abc.Iterable):
+            raise _Answer("adapter bug: discover() must return a list of loaded(...) / skipped(...) entries, got %s" % _describe(entries))
+        entries = list(entries)
+        found: List[Entry] = []
+        skips: List[Entry] = []
+        for i, e in enumerate(entries):
+            if isinstance(e, dict) and "reason" in e and "id" not in e:
+                if not isinstance(e.get("path"), str) or e.get("reason") not in SKIP_REASONS:
+                    raise _Answer("adapter bug: discover() entry %d is a skipped entry with a bad path or a reason not in %s: %s" % (i, "/".join(SKIP_REASONS), _describe(e)))
+                skips.append(e)
+            elif isinstance(e, dict) and isinstance(e.get("id"), str):
+                bad = [k for k in ("name", "description", "body") if k in e and not isinstance(e[k], str)]
+                if bad or ("format" in e and e["format"] not in FORMATS):
+                    raise _Answer("adapter bug: discover() entry %d (%s) needs string name/description/body and a format of portable or legacy" % (i, _describe(e.get("id"))))
+                found.append(e)
+            else:
+                raise _Answer("adapter bug: discover() entry %d is neither loaded(...) nor skipped(...): %s" % (i, _describe(e)))
+        result: Dict[str, JSON] = {"loaded": found}
+        if "skip-report" in (getattr(self.runtime, "features", ()) or ()):
+            result["skipped"] = skips
+        return result
+
+    def prompt(self) -> Dict[str, JSON]:
+        value = self.invoke("prompt")
+        if isinstance(value, dict):
+            value = (value.get("text"), value.get("baseline"))
+        if not (isinstance(value, (tuple, list)) and len(value) == 2 and all(isinstance(x, str) for x in value)):
+            raise _Answer("adapter bug: prompt() must return (text, baseline), two strings; got %s" % _describe(value))
+        return {"text": value[0], "baseline": value[1]}
+
+    def call(self, tool: str, args: JSON) -> Dict[str, JSON]:
+        value = self.invoke("call", tool, args)
+        if isinstance(value, dict) and value.get("ok") is True and isinstance(value.get("value"), dict) and len(value) == 2:
+            return value
+        if (
+            isinstance(value, dict)
+            and value.get("ok") is False
+            and isinstance(value.get("error"), dict)
+            and isinstance(value["error"].get("code"), str)
+            and len(value) == 2
+        ):
+            return value
+        raise _Answer("adapter bug: call() must return ok({...}) or error(code, ...), got %s" % _describe(value))
+
+    # -- the loop
+
+    def encode(self, response: Dict[str, JSON]) -> bytes:
+        try:
+            data = json.dumps(response, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+        except (UnicodeEncodeError, ValueError, TypeError, RecursionError) as e:
+            where = _find_unencodable(response.get("result"), "result") if isinstance(response, dict) else None
+            seq = response.get("seq") if isinstance(response, dict) else None
+            what = where or "%s: %s" % (type(e).__name__, e)
+            return _encode_error(seq, "the adapter's answer cannot be sent as UTF-8 JSON: %s" % what)
+        if len(data) > MAX_LINE:
+            return _encode_error(
+                response.get("seq"),
+                "the adapter's answer is %d bytes, above the protocol's line limit of %d bytes" % (len(data), MAX_LINE),
+            )
+        return data
+
+    def run(self) -> None:
+        while True:
+            raw = self.wire.input.readline()
+            if not raw:
+                self.cleanup()
+                return
+            line = raw.rstrip(b"\n")
+            if not line.strip():
+                continue
+            try:
+                msg = json.loads(line.decode("utf-8"))
+            except UnicodeDecodeError as e:
+                response: Optional[Dict[str, JSON]] = _err(None, "request is not valid UTF-8 (at byte %d)" % e.start)
+            except ValueError as e:
+                response = _err(None, "request is not JSON: %s" % e)
+            else:
+                response = self.handle(msg)
+                if response is None:  # stop
+                    self.cleanup()
+                    return
+            try:
+                self.wire.write_line(self.encode(response))
+            except BrokenPipeError:
+                self.cleanup()
+                return
+
+
+def _err(seq: Optional[int], message: str) -> Dict[str, JSON]:
+    return {"type": "error", "seq": seq, "message": _clean(message)}
+
+
+def _encode_error(seq: JSON, message: str) -> bytes:
+    if not (isinstance(seq, int) and not isinstance(seq, bool)):
+        seq = None
+    return json.dumps(_err(seq, message), ensure_ascii=True).encode("ascii")
+
+
+def serve(runtime: Runtime) -> None:
+    """Answers the runner's requests with ``runtime`` until ``stop`` or the end of stdin, then
+    returns (ending the open case first, if any). Call it once, at the end of the adapter."""
+    if not isinstance(runtime, Runtime):
+        raise TypeError("serve() takes an instance of a skillspec_kit.Runtime subclass")
+    wire = _take_over_stdio()
+    _Session(runtime, wire).run()
+
+
+# Importing the kit protects the protocol from the runtime's output at once (see the module
+# documentation); set SKILLSPEC_KIT_NO_TAKEOVER=1 to import it without (for unit tests of the
+# helpers, or to use ErrorMap elsewhere).
+if os.environ.get("SKILLSPEC_KIT_NO_TAKEOVER") != "1":
+    _take_over_stdio()

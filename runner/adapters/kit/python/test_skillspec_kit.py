@@ -1,0 +1,649 @@
+"""Tests of the Python adapter kit: adapters built on it run as child processes and are spoken
+to over pipes exactly as the runner does (one JSON line per request), so the tests see the
+bytes the runner would see. Standard library only; run with
+
+    python3 -m unittest discover -s runner/adapters/kit/python -v
+"""
+import ast
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+os.environ["SKILLSPEC_KIT_NO_TAKEOVER"] = "1"  # this process keeps its own stdout
+import skillspec_kit as kit  # noqa: E402
+
+TIMEOUT = 20
+
+PRELUDE = "import sys\nsys.path.insert(0, %r)\nimport skillspec_kit as kit\n" % HERE
+
+CONFIG = {
+    "skills_root": None,
+    "script_allowlist": None,
+    "tool_allowlist": None,
+    "allow_trading": False,
+    "replay": None,
+    "timeout_ms": None,
+    "python": "python3",
+    "env": {"LANG": "C.UTF-8"},
+}
+
+
+class Process:
+    """An adapter process: requests in, response lines out, stderr collected."""
+
+    def __init__(self, argv, cwd=None):
+        env = dict(os.environ)
+        env.pop("SKILLSPEC_KIT_NO_TAKEOVER", None)
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env
+        )
+        self.lines = queue.Queue()
+        self.stderr = b""
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+        self._err_thread = threading.Thread(target=self._read_stderr, daemon=True)
+        self._err_thread.start()
+
+    def _read_stdout(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _read_stderr(self):
+        self.stderr = self.proc.stderr.read()
+
+    def send(self, message):
+        data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def recv(self):
+        line = self.lines.get(timeout=TIMEOUT)
+        if line is None:
+            raise AssertionError("the adapter closed stdout; stderr: %s" % self.stderr.decode(errors="replace"))
+        assert line.endswith(b"\n"), line
+        return json.loads(line.decode("utf-8"))
+
+    def ask(self, message):
+        self.send(message)
+        return self.recv()
+
+    def finish(self, stop=True):
+        """Stops the adapter; returns (exit code, lines it wrote after its last answer)."""
+        if stop:
+            self.send({"type": "stop"})
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout=TIMEOUT)
+        self._err_thread.join(TIMEOUT)
+        extra = []
+        while True:
+            line = self.lines.get(timeout=TIMEOUT)
+            if line is None:
+                self.close()
+                return code, extra
+            extra.append(line)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                pipe.close()
+            except (OSError, ValueError):
+                pass
+
+
+class KitTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def adapter(self, body):
+        path = os.path.join(self.tmp.name, "adapter_%d.py" % len(os.listdir(self.tmp.name)))
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(PRELUDE + textwrap.dedent(body))
+        p = Process([sys.executable, path], cwd=self.tmp.name)
+        self.addCleanup(p.close)
+        return p
+
+    def started(self, p):
+        r = p.ask({"type": "start", "protocol_version": 2})
+        self.assertEqual(r["type"], "started", r)
+        return r
+
+    def case(self, p, seq=1, root=None, config=None):
+        r = p.ask({"type": "case_start", "seq": seq, "case": "x.y", "root": root or self.tmp.name, "config": config or CONFIG})
+        self.assertEqual(r, {"type": "case_started", "seq": seq})
+
+    def step(self, p, op, seq=1, index=0, **fields):
+        return p.ask({"type": "step", "seq": seq, "index": index, "step": dict(op=op, **fields)})
+
+    def assert_clean_exit(self, p, stop=True):
+        code, extra = p.finish(stop)
+        self.assertEqual(extra, [], "lines after the last answer")
+        self.assertEqual(code, 0, p.stderr.decode(errors="replace"))
+
+
+MINIMAL = """
+class A(kit.Runtime):
+    name, version = "minimal", "1.2"
+    features = ["skip-report"]
+    def discover(self):
+        return [kit.loaded("b", "B", "d", "body"), kit.skipped("c", "symlink"), kit.loaded("a", "A", "", "", format="legacy")]
+    def tools(self):
+        return ["skill_read_reference"]
+    def prompt(self):
+        return "text", "base"
+    def call(self, tool, args):
+        return kit.ok({"tool": tool, "args": args})
+    def new_turn(self):
+        pass
+kit.serve(A())
+"""
+
+
+class Handshake(KitTest):
+    def test_started_declares_the_runtime(self):
+        p = self.adapter(MINIMAL.replace('"skip-report"', '"skip-report", "tool-allowlist"'))
+        r = self.started(p)
+        self.assertEqual(r["protocol_version"], 2)
+        self.assertEqual(
+            r["implementation"],
+            {"name": "minimal", "version": "1.2", "language": "python", "features": ["skip-report", "tool-allowlist"], "process_per_case": False},
+        )
+        self.assert_clean_exit(p)
+
+    def test_process_per_case_is_declared(self):
+        p = self.adapter("class A(kit.Runtime):\n    name, version = 'p', '1'\n    process_per_case=True\nkit.serve(A())\n")
+        self.assertIs(self.started(p)["implementation"]["process_per_case"], True)
+        self.assert_clean_exit(p)
+
+    def test_another_version_is_refused_and_the_adapter_stays_usable(self):
+        p = self.adapter(MINIMAL)
+        for version in (1, 3, "2", None):
+            r = p.ask({"type": "start", "protocol_version": version})
+            self.assertEqual(r["type"], "error", r)
+            self.assertIsNone(r["seq"])
+            self.assertIn("version", r["message"])
+        self.started(p)
+        self.assert_clean_exit(p)
+
+    def test_a_misdeclared_runtime_refuses_the_handshake(self):
+        p = self.adapter("class A(kit.Runtime):\n    name=''\n    version=3\n    features='skip-report'\nkit.serve(A())\n")
+        r = p.ask({"type": "start", "protocol_version": 2})
+        self.assertEqual(r["type"], "error")
+        for part in ("`name`", "`version`", "`features`"):
+            self.assertIn(part, r["message"])
+        self.assert_clean_exit(p)
+
+
+class Conversation(KitTest):
+    def test_seq_and_index_are_echoed_and_results_shaped(self):
+        p = self.adapter(MINIMAL)
+        self.started(p)
+        self.case(p, seq=7)
+        r = self.step(p, "discover", seq=7, index=3)
+        self.assertEqual((r["type"], r["seq"], r["index"]), ("step_result", 7, 3))
+        self.assertEqual([e["id"] for e in r["result"]["loaded"]], ["b", "a"])
+        self.assertEqual(r["result"]["loaded"][1]["format"], "legacy")
+        self.assertEqual(r["result"]["skipped"], [{"path": "c", "reason": "symlink"}])
+        self.assertEqual(self.step(p, "tools", seq=7, index=4)["result"], {"offered": ["skill_read_reference"]})
+        self.assertEqual(self.step(p, "prompt", seq=7, index=9)["result"], {"text": "text", "baseline": "base"})
+        args = {"z": 1, "a": [1.0, None, "\u00e9\U0001f600"], "m": {"k": True}}
+        r = self.step(p, "call", seq=7, index=10, tool="t", args=args)
+        self.assertEqual((r["index"], r["result"]), (10, {"ok": True, "value": {"tool": "t", "args": args}}))
+        self.assertEqual(list(r["result"]["value"]["args"]), ["z", "a", "m"], "key order kept")
+        self.assertEqual(self.step(p, "new_turn", seq=7, index=11)["result"], {})
+        self.assertEqual(p.ask({"type": "case_end", "seq": 7}), {"type": "case_ended", "seq": 7})
+        self.case(p, seq=8)
+        self.assertEqual(self.step(p, "tools", seq=8, index=0)["seq"], 8)
+        self.assertEqual(p.ask({"type": "case_end", "seq": 8}), {"type": "case_ended", "seq": 8})
+        self.assert_clean_exit(p)
+
+    def test_call_args_of_any_json_type_pass_through(self):
+        p = self.adapter(MINIMAL)
+        self.started(p)
+        self.case(p)
+        for args in (None, "text", [1, 2], 17, 1.5, {}):
+            r = self.step(p, "call", tool="t", args=args)
+            self.assertEqual(r["result"]["value"]["args"], args)
+        self.assert_clean_exit(p)
+
+    def test_a_long_request_line_is_read_whole(self):
+        p = self.adapter(MINIMAL)
+        self.started(p)
+        self.case(p)
+        big = "x" * (5 * 1024 * 1024)
+        r = self.step(p, "call", tool="t", args={"path": big})
+        self.assertEqual(len(r["result"]["value"]["args"]["path"]), len(big))
+        self.assert_clean_exit(p)
+
+    def test_discover_may_return_any_iterable(self):
+        p = self.adapter(MINIMAL.replace("return [kit.loaded(\"b\"", "return (e for e in [kit.loaded(\"b\"").replace("format=\"legacy\")]", "format=\"legacy\")])"))
+        self.started(p)
+        self.case(p)
+        self.assertEqual([e["id"] for e in self.step(p, "discover")["result"]["loaded"]], ["b", "a"])
+        self.assert_clean_exit(p)
+
+    def test_skipped_entries_are_sent_only_with_skip_report(self):
+        p = self.adapter(MINIMAL.replace('features = ["skip-report"]', "features = []"))
+        self.started(p)
+        self.case(p)
+        r = self.step(p, "discover")
+        self.assertEqual(r["result"], {"loaded": [
+            {"id": "b", "format": "portable", "name": "B", "description": "d", "body": "body"},
+            {"id": "a", "format": "legacy", "name": "A", "description": "", "body": ""},
+        ]})
+        self.assert_clean_exit(p)
+
+    def test_requests_out_of_order_are_refused_with_their_seq(self):
+        p = self.adapter(MINIMAL)
+        self.started(p)
+        r = self.step(p, "tools", seq=4)
+        self.assertEqual((r["type"], r["seq"]), ("error", 4))
+        self.assertIn("not open", r["message"])
+        self.case(p, seq=5)
+        r = p.ask({"type": "case_start", "seq": 6, "case": "x", "root": "/", "config": CONFIG})
+        self.assertEqual((r["type"], r["seq"]), ("error", 6))
+        r = p.ask({"type": "case_end", "seq": 6})
+        self.assertEqual((r["type"], r["seq"]), ("error", 6))
+        self.assertEqual(p.ask({"type": "case_end", "seq": 5})["type"], "case_ended")
+        self.assert_clean_exit(p)
+
+    def test_unknown_requests_and_ops_are_errors(self):
+        p = self.adapter(MINIMAL)
+        self.started(p)
+        self.case(p, seq=3)
+        r = self.step(p, "dance", seq=3, index=2)
+        self.assertEqual((r["type"], r["seq"]), ("error", 3))
+        self.assertIn("unknown op", r["message"])
+        r = p.ask({"type": "frobnicate", "seq": 3})
+        self.assertEqual((r["type"], r["seq"]), ("error", 3))
+        r = p.ask({"type": "step", "seq": 3, "step": {"op": "tools"}})
+        self.assertIn("index", r["message"])
+        r = p.ask({"type": "step", "seq": 3, "index": 0, "step": {"op": "call", "tool": "t"}})
+        self.assertIn("args", r["message"])
+        self.assertEqual(self.step(p, "tools", seq=3, index=5)["index"], 5)
+        self.assert_clean_exit(p)
+
+
+class Transport(KitTest):
+    def test_invalid_requests_are_answered_with_error_and_the_adapter_goes_on(self):
+        p = self.adapter(MINIMAL)
+        for bad, words in (
+            (b"not json\n", "not JSON"),
+            (b'{"type": "start", \n', "not JSON"),
+            (b"[1, 2]\n", "JSON object"),
+            (b'{"type": "st\xffart"}\n', "UTF-8"),
+            (b'{"type": "case_start"}\n', "seq"),
+        ):
+            p.send(bad)
+            r = p.recv()
+            self.assertEqual(r["type"], "error", bad)
+            self.assertIn(words, r["message"], bad)
+        p.send(b"\n   \n")  # blank lines are not requests
+        self.started(p)
+        self.assert_clean_exit(p)
+
+    def test_stdout_is_protected_from_the_runtime(self):
+        p = self.adapter(
+            """
+            import os, subprocess, logging
+            print("chatter at import")
+            sys.stdout.write("no newline at import")
+            logging.basicConfig(stream=sys.stdout, level=logging.INFO)
+            class A(kit.Runtime):
+                name, version = "noisy", "0"
+                def start_case(self, config, root):
+                    print("starting", root)
+                    os.write(1, b"raw bytes on fd 1\\n")
+                    logging.info("a log line to stdout")
+                def tools(self):
+                    sys.__stdout__.write("via __stdout__\\n")
+                    subprocess.run(["sh", "-c", "echo from a child; echo child stderr >&2"], check=True)
+                    os.system("echo from os.system")
+                    return []
+                def discover(self):
+                    print("x" * 100000, end="")
+                    return []
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p)
+        self.assertEqual(self.step(p, "tools")["result"], {"offered": []})
+        self.assertEqual(self.step(p, "discover", index=1)["result"], {"loaded": []})
+        self.assertEqual(p.ask({"type": "case_end", "seq": 1})["type"], "case_ended")
+        self.assert_clean_exit(p)
+        err = p.stderr.decode()
+        for text in ("chatter at import", "no newline at import", "starting", "raw bytes on fd 1", "a log line to stdout",
+                     "via __stdout__", "from a child", "child stderr", "from os.system"):
+            self.assertIn(text, err)
+
+    def test_stdin_is_not_the_runtimes(self):
+        p = self.adapter(
+            """
+            import subprocess
+            class A(kit.Runtime):
+                name, version = "reader", "0"
+                def tools(self):
+                    child = subprocess.run(["sh", "-c", "cat"], capture_output=True, check=True).stdout
+                    return [repr(sys.stdin.read()), repr(child)]
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p)
+        self.assertEqual(self.step(p, "tools")["result"], {"offered": ["''", "b''"]})
+        self.assert_clean_exit(p)
+
+    def test_protocol_descriptors_are_not_inherited(self):
+        p = self.adapter(
+            """
+            import os, subprocess
+            class A(kit.Runtime):
+                name, version = "fds", "0"
+                def tools(self):
+                    out = subprocess.run(["ls", "/proc/self/fd"], capture_output=True, close_fds=False).stdout
+                    return sorted(out.decode().split())
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p)
+        fds = self.step(p, "tools")["result"]["offered"]
+        # ls's own 0, 1 (the pipe to capture), 2 and the directory it lists; nothing of the kit's.
+        self.assertLessEqual(len(fds), 4, fds)
+        self.assert_clean_exit(p)
+
+    def test_answers_that_are_not_utf8_json_become_errors(self):
+        p = self.adapter(
+            """
+            import os
+            class A(kit.Runtime):
+                name, version = "bad-text", "0"
+                def discover(self):
+                    name = os.fsdecode(b"caf\\xe9")
+                    return [kit.loaded(name, name, "", "")]
+                def call(self, tool, args):
+                    if tool == "nan":
+                        return kit.ok({"v": float("nan")})
+                    if tool == "object":
+                        return kit.ok({"v": object()})
+                    return kit.ok({"content": "y" * (17 * 1024 * 1024)})
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p, seq=2)
+        r = self.step(p, "discover", seq=2)
+        self.assertEqual((r["type"], r["seq"]), ("error", 2))
+        self.assertIn("result.loaded[0].id", r["message"])
+        self.assertIn("surrogate", r["message"])
+        r = self.step(p, "call", seq=2, tool="nan", args={})
+        self.assertEqual(r["type"], "error")
+        self.assertIn("nan", r["message"])
+        r = self.step(p, "call", seq=2, tool="object", args={})
+        self.assertIn("not JSON serializable", r["message"])
+        r = self.step(p, "call", seq=2, tool="big", args={})
+        self.assertEqual(r["type"], "error")
+        self.assertIn("line limit", r["message"])
+        self.assertEqual(p.ask({"type": "case_end", "seq": 2})["type"], "case_ended")
+        self.assert_clean_exit(p)
+
+
+class Failures(KitTest):
+    def test_exceptions_become_errors_with_the_traceback_on_stderr(self):
+        p = self.adapter(
+            """
+            class A(kit.Runtime):
+                name, version = "raises", "0"
+                def discover(self):
+                    return {}["missing-key-4711"]
+                def tools(self):
+                    sys.exit(3)
+                def prompt(self):
+                    raise kit.AdapterError("this runtime has no prompt to show")
+                def call(self, tool, args):
+                    raise NotImplementedError("deep in the runtime")
+                def new_turn(self):
+                    pass
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p, seq=9)
+        r = self.step(p, "discover", seq=9, index=1)
+        self.assertEqual((r["type"], r["seq"]), ("error", 9))
+        self.assertIn("discover() raised KeyError", r["message"])
+        r = self.step(p, "tools", seq=9, index=2)
+        self.assertIn("sys.exit(3)", r["message"])
+        r = self.step(p, "prompt", seq=9, index=3)
+        self.assertEqual(r["message"], "this runtime has no prompt to show")
+        r = self.step(p, "call", seq=9, index=5, tool="t", args={})
+        self.assertIn("call() raised NotImplementedError: deep in the runtime", r["message"])
+        self.assertEqual(self.step(p, "new_turn", seq=9, index=4)["result"], {})
+        self.assertEqual(p.ask({"type": "case_end", "seq": 9})["type"], "case_ended")
+        self.assert_clean_exit(p)
+        err = p.stderr.decode()
+        self.assertIn("Traceback", err)
+        self.assertIn("missing-key-4711", err)
+        self.assertNotIn("this runtime has no prompt", err, "AdapterError carries no traceback")
+
+    def test_a_failed_start_case_is_cleaned_up_and_the_next_case_runs(self):
+        marker = os.path.join(self.tmp.name, "ended")
+        p = self.adapter(
+            """
+            class A(kit.Runtime):
+                name, version = "flaky", "0"
+                def start_case(self, config, root):
+                    if config.env.get("FAIL"):
+                        raise RuntimeError("cannot start")
+                def end_case(self):
+                    open(%r, "a").write("ended\\n")
+            kit.serve(A())
+            """ % marker
+        )
+        self.started(p)
+        r = p.ask({"type": "case_start", "seq": 1, "case": "x", "root": "/", "config": dict(CONFIG, env={"FAIL": "1"})})
+        self.assertEqual((r["type"], r["seq"]), ("error", 1))
+        self.assertIn("RuntimeError: cannot start", r["message"])
+        self.case(p, seq=2)
+        self.assertEqual(p.ask({"type": "case_end", "seq": 2})["type"], "case_ended")
+        self.assert_clean_exit(p)
+        with open(marker) as f:
+            self.assertEqual(f.read(), "ended\nended\n")
+
+    def test_unimplemented_methods_answer_honestly(self):
+        p = self.adapter("class A(kit.Runtime):\n    name, version = 'bare', '0'\nkit.serve(A())\n")
+        self.started(p)
+        self.case(p)
+        for index, op in enumerate(("discover", "tools", "prompt", "new_turn")):
+            r = self.step(p, op, index=index)
+            self.assertEqual(r["type"], "error", op)
+            self.assertIn("%s() is not implemented" % op, r["message"])
+        r = self.step(p, "call", index=9, tool="skill_read_reference", args={})
+        self.assertEqual(r["result"]["ok"], False)
+        self.assertEqual(r["result"]["error"]["code"], "unknown_tool")
+        self.assertEqual(p.ask({"type": "case_end", "seq": 1})["type"], "case_ended")
+        self.assert_clean_exit(p)
+
+    def test_results_of_the_wrong_shape_are_adapter_bugs(self):
+        p = self.adapter(
+            """
+            class A(kit.Runtime):
+                name, version = "sloppy", "0"
+                def discover(self):
+                    return [{"id": "a", "format": "modern"}]
+                def tools(self):
+                    return "skill_read_reference"
+                def prompt(self):
+                    return "only text"
+                def call(self, tool, args):
+                    return {"ok": False, "error": "not_found"} if tool == "a" else kit.skipped("x", "nonsense")
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p)
+        for op, fields, words in (
+            ("discover", {}, "portable or legacy"),
+            ("tools", {}, "list of tool names"),
+            ("prompt", {}, "(text, baseline)"),
+            ("call", {"tool": "a", "args": {}}, "ok({...}) or error(code"),
+            ("call", {"tool": "b", "args": {}}, "ok({...}) or error(code"),
+        ):
+            r = self.step(p, op, **fields)
+            self.assertEqual(r["type"], "error", op)
+            self.assertIn("adapter bug", r["message"])
+            self.assertIn(words, r["message"])
+        self.assert_clean_exit(p)
+
+    def test_async_methods_run_on_one_loop(self):
+        p = self.adapter(
+            """
+            import asyncio
+            class A(kit.Runtime):
+                name, version = "async", "0"
+                async def start_case(self, config, root):
+                    self.loop = asyncio.get_running_loop()
+                async def tools(self):
+                    await asyncio.sleep(0)
+                    return ["same loop" if asyncio.get_running_loop() is self.loop else "another loop"]
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p)
+        self.assertEqual(self.step(p, "tools")["result"], {"offered": ["same loop"]})
+        self.assert_clean_exit(p)
+
+
+class Stop(KitTest):
+    def test_stop_ends_the_open_case_and_exits_without_a_word(self):
+        marker = os.path.join(self.tmp.name, "ended")
+        body = "class A(kit.Runtime):\n    name, version = 's', '0'\n    def end_case(self):\n        open(%r, 'a').write('x')\nkit.serve(A())\n" % marker
+        p = self.adapter(body)
+        self.started(p)
+        self.case(p)
+        self.assert_clean_exit(p, stop=True)
+        with open(marker) as f:
+            self.assertEqual(f.read(), "x")
+
+    def test_end_of_input_is_a_stop(self):
+        p = self.adapter(MINIMAL)
+        self.started(p)
+        self.case(p)
+        self.assert_clean_exit(p, stop=False)
+
+    def test_nothing_after_stop_is_read(self):
+        p = self.adapter(MINIMAL)
+        self.started(p)
+        p.send(b'{"type":"stop"}\n{"type":"start","protocol_version":2}\n')
+        self.assert_clean_exit(p, stop=False)
+
+
+class ExampleRuntime(KitTest):
+    def test_the_toy_runtime_answers_a_case(self):
+        root = self.tmp.name
+        os.makedirs(os.path.join(root, "skills", "weather", "references"))
+        with open(os.path.join(root, "skills", "weather", "SKILL.md"), "w") as f:
+            f.write("---\nname: Weather\ndescription: forecasts\n---\nUse it.\n")
+        with open(os.path.join(root, "skills", "weather", "references", "a.md"), "w") as f:
+            f.write("alpha\n")
+        p = Process([sys.executable, os.path.join(HERE, "example_runtime.py")])
+        self.addCleanup(p.close)
+        self.assertEqual(self.started(p)["implementation"]["name"], "toy-python-runtime")
+        self.case(p, root=root, config=dict(CONFIG, skills_root=os.path.join(root, "skills")))
+        self.assertEqual(self.step(p, "discover")["result"]["loaded"],
+                         [{"id": "weather", "format": "portable", "name": "Weather", "description": "forecasts", "body": "Use it."}])
+        self.assertEqual(self.step(p, "tools", index=1)["result"], {"offered": ["skill_read_reference"]})
+        read = lambda path: self.step(p, "call", index=2, tool="skill_read_reference", args={"skill": "weather", "path": path})["result"]
+        self.assertEqual(read("references/a.md"), {"ok": True, "value": {"skill": "weather", "path": "references/a.md", "content": "alpha\n"}})
+        missing = read("references/b.md")["error"]
+        self.assertEqual(missing["code"], "not_found")
+        self.assertIn("rule 7", missing["message"])
+        self.assertEqual(read("../x.md")["error"]["code"], "invalid_path")
+        text = self.step(p, "prompt", index=3)["result"]["text"]
+        self.assertIn("`weather`", text)
+        self.assertEqual(p.ask({"type": "case_end", "seq": 1})["type"], "case_ended")
+        self.assert_clean_exit(p)
+        self.assertIn("1 skills loaded", p.stderr.decode())
+
+
+class Helpers(unittest.TestCase):
+    ERRORS = kit.ErrorMap(
+        kit.rule(r"^KeyError: .unknown skill", "unknown_skill", "raised by registry.get"),
+        kit.rule(r"not allowed", "invalid_path", "the runtime says it for every path rule", guess=True),
+        kit.rule(r"exited with (?P<status>\d+)", "script_failed", "runner.py", fields=lambda m: {"exit_code": int(m["status"])}),
+        kit.rule(r"allowed", "not_approved", "never reached for 'not allowed': the first rule wins"),
+    )
+
+    def test_the_first_matching_rule_decides_and_says_so(self):
+        e = self.ERRORS.error("path not allowed: ../x")
+        self.assertEqual(e["error"]["code"], "invalid_path")
+        self.assertIn("rule 2", e["error"]["message"])
+        self.assertIn("GUESS: the runtime says it for every path rule", e["error"]["message"])
+        certain = self.ERRORS.error(KeyError("unknown skill x"))["error"]
+        self.assertEqual(certain["code"], "unknown_skill")
+        self.assertNotIn("GUESS", certain["message"])
+        self.assertIn("rule 1", certain["message"])
+
+    def test_fields_come_from_the_rule_and_the_caller(self):
+        e = self.ERRORS.error("helper exited with 3", stderr="boom")["error"]
+        self.assertEqual((e["code"], e["exit_code"], e["stderr"]), ("script_failed", 3, "boom"))
+        self.assertEqual(self.ERRORS.error("x exited with 2", message="mine")["error"]["message"], "mine")
+
+    def test_an_unmapped_error_is_not_guessed(self):
+        with self.assertRaises(kit.Unmapped) as raised:
+            self.ERRORS.error(ValueError("something new"))
+        self.assertEqual(raised.exception.text, "ValueError: something new")
+        self.assertIsNone(self.ERRORS.code("something new"))
+        fallback = kit.ErrorMap(kit.rule("a", "b"), default="not_found")
+        e = fallback.error("zzz")["error"]
+        self.assertEqual(e["code"], "not_found")
+        self.assertIn("no rule matched", e["message"])
+
+    def test_the_table_shows_every_rule_and_marks_guesses(self):
+        table = self.ERRORS.table().splitlines()
+        self.assertEqual(len(table), 2 + 4 + 1)
+        self.assertIn("| 2 | `not allowed` | `invalid_path` | GUESS |", table[3])
+        self.assertIn("| yes |", table[2])
+        self.assertIn("protocol `error` (unmapped)", table[-1])
+
+    def test_result_helpers(self):
+        self.assertEqual(kit.ok({"a": 1}), {"ok": True, "value": {"a": 1}})
+        self.assertEqual(kit.error("not_approved", hint="ask", approved_scripts=[]),
+                         {"ok": False, "error": {"code": "not_approved", "hint": "ask", "approved_scripts": []}})
+        self.assertEqual(kit.loaded("a", "A", "d", "b", format="legacy")["format"], "legacy")
+        self.assertEqual(kit.skipped("x/y", "too_deep"), {"path": "x/y", "reason": "too_deep"})
+
+    def test_runtime_env_adds_only_what_is_unset_and_never_path(self):
+        config = kit.Config(dict(CONFIG, env={"HOME": "/h", "LANG": "C"}))
+        self.assertEqual(config.runtime_env({"HOME": "/other", "XDG_CACHE_HOME": "/c"}),
+                         {"HOME": "/h", "LANG": "C", "XDG_CACHE_HOME": "/c"})
+        with self.assertRaises(ValueError):
+            config.runtime_env({"PATH": "/usr/bin"})
+        self.assertEqual(kit.Config(dict(CONFIG, env={"PATH": "/p"})).runtime_env({"PATH": "/q"})["PATH"], "/p")
+
+    def test_config_fields(self):
+        c = kit.Config(dict(CONFIG, skills_root="/s", tool_allowlist=["a"], timeout_ms="-5", platform="no-process-groups", future=1))
+        self.assertEqual((c.skills_root, c.tool_allowlist, c.timeout_ms, c.platform, c.python), ("/s", ["a"], "-5", "no-process-groups", "python3"))
+        self.assertEqual(c.raw["future"], 1)
+
+    def test_the_kit_is_python_3_9(self):
+        for name in ("skillspec_kit.py", "example_runtime.py"):
+            with open(os.path.join(HERE, name), encoding="utf-8") as f:
+                ast.parse(f.read(), name, feature_version=(3, 9))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,884 @@
+//! `skillspec report html`: one or more report.json files as ONE self-contained HTML page.
+//!
+//! The page holds everything inline (CSS, a little vanilla JS) and loads nothing: its
+//! Content-Security-Policy allows no source at all except its own style and script, by hash.
+//! Its parts, in order:
+//! - `#matrix`: clauses (grouped by area) × implementations, one column per report
+//!   (`th.impl`); each cell counts that report's cases citing the clause and links to the
+//!   clause's row in the report's section.
+//! - `section.report#rN` per report: the conformance statement, the counts
+//!   (`td[data-count=NAME]`: report.json's `summary` with the failures split into `unsafe` and
+//!   `different`), the counts per area and level with each area's statement (as `skillspec run`
+//!   words them, [`super::view`]), the unsafe failures, the different behaviours, other
+//!   problems, and the results per clause (`#rN-clause-ID`).
+//! - `#cases`: every case once (`details.case#case-ID`): a badge per report, its summary,
+//!   clauses and file, per report its outcome (failing step, expected and actual, error,
+//!   adapter stderr), and its definition (fixture tree, configuration, steps with their
+//!   expectations) as `skillspec show` prints it, taken from the suite directory.
+//!
+//! Counts and results are plain HTML; the script only adds filters (status, area, text) and
+//! opens the case a link points to.
+//!
+//! Everything from a report or the suite goes through [`esc`] (control characters as `\u{..}`,
+//! then `& < > " '` as entities) or, for fragment ids, [`anchor`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
+
+use super::view::{cut, ReportView};
+use super::{clause_level, level_word, visible, CaseResult, LevelCounts, Verdict, LEVELS};
+use crate::cases::clauses::CLAUSES;
+use crate::cases::Suite;
+use crate::execution::{FailureKind, Status};
+
+/// Characters of one expected/actual value, error or stderr shown before it is cut.
+pub const VALUE_CHARS: usize = 20_000;
+
+/// `c` as the entity it must be written as in HTML text and attribute values, if it must.
+pub fn entity(c: char) -> Option<&'static str> {
+    match c {
+        '&' => Some("&amp;"),
+        '<' => Some("&lt;"),
+        '>' => Some("&gt;"),
+        '"' => Some("&quot;"),
+        '\'' => Some("&#39;"),
+        _ => None,
+    }
+}
+
+/// `text` escaped for HTML text and attribute values.
+pub fn esc(text: &str) -> String {
+    let text = visible(text);
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match entity(c) {
+            Some(e) => out.push_str(e),
+            None => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` as a fragment id: ASCII letters, digits, `.` and `-` kept, anything else as `_hex_`
+/// (one-to-one, and safe in `id="…"` and `href="#…"`).
+pub fn anchor(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+            out.push(c);
+        } else {
+            let _ = write!(out, "_{:x}_", c as u32);
+        }
+    }
+    out
+}
+
+const CSS: &str = r#"
+:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--pass:#dafbe1;--pass-fg:#116329;--unsafe:#ffebe9;--unsafe-fg:#a40e26;--diff:#fff1d6;--diff-fg:#8a4600;--err:#f3e8ff;--err-fg:#6e3aa7;--grey:#f0f2f4}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);margin:0;padding:0 1.5rem 3rem}
+header{padding:1rem 0 .5rem;border-bottom:1px solid var(--line)}
+h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.25rem;margin:2rem 0 .5rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}
+h3{font-size:1.05rem;margin:1.3rem 0 .4rem}h4{margin:.8rem 0 .3rem;font-size:.95rem}
+nav a{margin-right:1rem}a{color:#0969da;text-decoration:none}a:hover{text-decoration:underline}
+.muted{color:var(--muted)}.statement{font-weight:600;font-size:1.05rem}
+table{border-collapse:collapse;margin:.3rem 0}th,td{border:1px solid var(--line);padding:.2rem .5rem;text-align:left;vertical-align:top}
+th{background:#f6f8fa;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
+table.matrix td.cell{text-align:center;min-width:7rem;white-space:nowrap}
+table.matrix tr.area th{background:#eaeef2}table.matrix tr.area td{font-weight:600}
+.c-pass{background:var(--pass);color:var(--pass-fg)}.c-unsafe{background:var(--unsafe);color:var(--unsafe-fg);font-weight:700}
+.c-different{background:var(--diff);color:var(--diff-fg)}.c-error,.c-fixed,.c-not-run{background:var(--err);color:var(--err-fg)}
+.c-known-failure,.c-unsupported,.c-skipped,.c-none{background:var(--grey);color:var(--muted)}
+.badge{display:inline-block;border-radius:.8rem;padding:0 .5rem;margin-right:.3rem;font-size:.8rem;white-space:nowrap}
+details.case{border:1px solid var(--line);border-radius:6px;margin:.25rem 0;padding:.2rem .6rem}
+details.case>summary{cursor:pointer}details.case[open]{background:#fbfcfd}
+code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:#f6f8fa;border:1px solid var(--line);padding:.4rem .6rem;white-space:pre-wrap;word-break:break-word;margin:.2rem 0;max-height:30rem;overflow:auto}
+table.mm td{max-width:40rem}table.mm pre{margin:0}
+.outcome{border-left:4px solid var(--line);padding-left:.6rem;margin:.5rem 0}
+.outcome.c-pass,.outcome.c-unsafe,.outcome.c-different,.outcome.c-error,.outcome.c-known-failure,.outcome.c-fixed,.outcome.c-not-run,.outcome.c-unsupported,.outcome.c-skipped{background:none;color:inherit;font-weight:normal}
+.outcome.c-unsafe{border-color:#cf222e}.outcome.c-different{border-color:#d4a72c}.outcome.c-error,.outcome.c-not-run,.outcome.c-fixed{border-color:#8250df}.outcome.c-pass{border-color:#2da44e}
+form#filters{position:sticky;top:0;background:#fff;padding:.5rem 0;border-bottom:1px solid var(--line);z-index:1}
+form#filters label{margin-right:.7rem;white-space:nowrap}
+ul.cases li{margin:.3rem 0}
+details.case,tr[id],th[id],section{scroll-margin-top:5.5rem}
+table.matrix th.impl{max-width:18rem;word-break:break-word}.label{display:block;font-weight:normal;color:var(--muted);font-size:.8rem}
+table.overview td.statement{max-width:36rem}
+"#;
+
+const JS: &str = r#"
+(function () {
+  "use strict";
+  var form = document.getElementById("filters");
+  var cases = Array.prototype.slice.call(document.querySelectorAll("details.case"));
+  function apply() {
+    var wanted = {};
+    form.querySelectorAll("input[name=status]").forEach(function (b) { wanted[b.value] = b.checked; });
+    var area = form.querySelector("select[name=area]").value;
+    var text = form.querySelector("input[name=text]").value.trim().toLowerCase();
+    var shown = 0;
+    cases.forEach(function (d) {
+      var ok = d.getAttribute("data-statuses").split(" ").some(function (s) { return wanted[s]; }) &&
+        (area === "" || d.getAttribute("data-area") === area) &&
+        (text === "" || d.textContent.toLowerCase().indexOf(text) >= 0);
+      d.hidden = !ok;
+      if (ok) { shown += 1; }
+    });
+    document.getElementById("shown").textContent = shown + " of " + cases.length + " cases shown";
+  }
+  function openTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var el = id ? document.getElementById(id) : null;
+    if (el && el.tagName === "DETAILS") { el.hidden = false; el.open = true; el.scrollIntoView(); }
+  }
+  if (form) {
+    form.hidden = false;
+    form.addEventListener("input", apply);
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    apply();
+  }
+  window.addEventListener("hashchange", openTarget);
+  openTarget();
+})();
+"#;
+
+fn csp_hash(text: &str) -> String {
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text.as_bytes()))
+    )
+}
+
+/// The status class of a case in one report: its verdict's word, a failure by its kind.
+fn status_class(c: &CaseResult<'_>) -> &'static str {
+    match (c.verdict, c.kind()) {
+        (Verdict::Failed, Some(kind)) => kind.word(),
+        (verdict, _) => verdict.word(),
+    }
+}
+
+/// Every status class, worst first (the order of the filter and of a cell's colour).
+const STATUSES: [&str; 9] = [
+    "unsafe",
+    "different",
+    "error",
+    "not-run",
+    "fixed",
+    "known-failure",
+    "pass",
+    "unsupported",
+    "skipped",
+];
+
+fn status_word(s: &str) -> &'static str {
+    match s {
+        "unsafe" => "unsafe failure",
+        "different" => "different behaviour",
+        "error" => "error",
+        "not-run" => "not run",
+        "fixed" => "known failure that passed",
+        "known-failure" => "known failure",
+        "pass" => "pass",
+        "unsupported" => "unsupported",
+        _ => "skipped",
+    }
+}
+
+/// A cell of the matrix or a clause row: the cases of one report that cite one clause.
+#[derive(Default)]
+struct ClauseResult<'a> {
+    cases: Vec<CaseResult<'a>>,
+}
+
+impl ClauseResult<'_> {
+    fn count(&self, status: &str) -> usize {
+        self.cases
+            .iter()
+            .filter(|c| status_class(c) == status)
+            .count()
+    }
+
+    fn worst(&self) -> &'static str {
+        STATUSES
+            .iter()
+            .find(|s| self.count(s) > 0)
+            .copied()
+            .unwrap_or("none")
+    }
+
+    fn text(&self) -> String {
+        if self.cases.is_empty() {
+            return "–".into();
+        }
+        let mut s = format!("{}/{}", self.count("pass"), self.cases.len());
+        let bad: Vec<String> = STATUSES
+            .iter()
+            .filter(|st| **st != "pass")
+            .filter_map(|st| {
+                let n = self.count(st);
+                (n > 0).then(|| format!("{n} {st}"))
+            })
+            .collect();
+        if !bad.is_empty() {
+            let _ = write!(s, " ({})", bad.join(", "));
+        }
+        s
+    }
+}
+
+fn clause_order(ids: &BTreeSet<&str>) -> Vec<String> {
+    let mut out: Vec<String> = CLAUSES
+        .iter()
+        .filter(|c| ids.contains(c.id))
+        .map(|c| c.id.to_owned())
+        .collect();
+    for id in ids {
+        if !out.iter().any(|x| x == id) {
+            out.push((*id).to_owned());
+        }
+    }
+    out
+}
+
+fn clause_group(id: &str) -> &str {
+    id.split('.').next().unwrap_or(id)
+}
+
+fn by_clause(r: &ReportView) -> BTreeMap<&str, ClauseResult<'_>> {
+    let mut m: BTreeMap<&str, ClauseResult<'_>> = BTreeMap::new();
+    for c in r.cases() {
+        for cl in &c.case.clauses {
+            m.entry(cl.as_str()).or_default().cases.push(c);
+        }
+    }
+    m
+}
+
+fn matrix(out: &mut String, reports: &[ReportView], clauses: &[String]) {
+    let per_report: Vec<BTreeMap<&str, ClauseResult<'_>>> = reports.iter().map(by_clause).collect();
+    let _ = writeln!(
+        out,
+        "<section id=\"matrix\"><h2>Clauses × implementations</h2>\n<p class=\"muted\">Each cell: cases passed of the cases citing the clause, then what did not pass; it links to the details.</p>"
+    );
+    let _ = write!(
+        out,
+        "<table class=\"matrix\"><thead><tr><th scope=\"col\">clause</th><th scope=\"col\">level</th>"
+    );
+    for (i, r) in reports.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<th scope=\"col\" class=\"impl\"><a href=\"#r{}\">{}</a><span class=\"label\">{}</span></th>",
+            i + 1,
+            esc(&r.title()),
+            esc(&label(r))
+        );
+    }
+    let _ = writeln!(out, "</tr></thead><tbody>");
+    let mut group = "";
+    for id in clauses {
+        let g = clause_group(id);
+        if g != group {
+            group = g;
+            let _ = write!(out, "<tr class=\"area\"><th colspan=\"2\">{}</th>", esc(g));
+            for (i, r) in reports.iter().enumerate() {
+                let res = ClauseResult {
+                    cases: r.cases().filter(|c| c.case.area == g).collect(),
+                };
+                let _ = write!(
+                    out,
+                    "<td class=\"cell c-{}\"><a href=\"#r{}-area-{}\">{}</a></td>",
+                    res.worst(),
+                    i + 1,
+                    anchor(g),
+                    esc(&res.text())
+                );
+            }
+            let _ = writeln!(out, "</tr>");
+        }
+        let _ = write!(
+            out,
+            "<tr><th scope=\"row\"><code>{}</code></th><td>{}</td>",
+            esc(id),
+            level_word(clause_level(id))
+        );
+        for (i, m) in per_report.iter().enumerate() {
+            match m.get(id.as_str()) {
+                Some(res) => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"cell c-{}\"><a href=\"#r{}-clause-{}\">{}</a></td>",
+                        res.worst(),
+                        i + 1,
+                        anchor(id),
+                        esc(&res.text())
+                    );
+                }
+                None => {
+                    let _ = write!(out, "<td class=\"cell c-none\">–</td>");
+                }
+            }
+        }
+        let _ = writeln!(out, "</tr>");
+    }
+    let _ = writeln!(out, "</tbody></table></section>");
+}
+
+/// A short name for a report beside its implementation's (two runs of one implementation have
+/// the same title): the directory of a `report.json`, else the file name.
+pub fn label(r: &ReportView) -> String {
+    let path = std::path::Path::new(&r.source);
+    let name = if path.file_name().is_some_and(|f| f == "report.json") {
+        path.parent().and_then(|p| p.file_name())
+    } else {
+        path.file_name()
+    };
+    name.map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| r.source.clone())
+}
+
+/// One row per report: its statement and main counts.
+fn overview(out: &mut String, reports: &[ReportView]) {
+    let _ = writeln!(
+        out,
+        "<section id=\"overview\"><h2>Overview</h2><table class=\"overview\"><tr><th>implementation</th><th>statement</th><th>passed</th><th>unsafe</th><th>different</th><th>other problems</th><th>not applicable</th><th>cases</th></tr>"
+    );
+    for (i, r) in reports.iter().enumerate() {
+        let t = r.conformance.all();
+        let other = t.errored + t.not_run + t.fixed + t.known_failures;
+        let na = t.unsupported + t.skipped;
+        let cls = |n: usize, c: &str| {
+            if n > 0 {
+                c.to_owned()
+            } else {
+                "none".to_owned()
+            }
+        };
+        let _ = writeln!(
+            out,
+            "<tr><th><a href=\"#r{}\">{}</a><span class=\"label\">{}</span></th><td class=\"statement\">{}</td><td class=\"n c-{}\">{}</td><td class=\"n c-{}\">{}</td><td class=\"n c-{}\">{}</td><td class=\"n c-{}\">{other}</td><td class=\"n\">{na}</td><td class=\"n\">{}</td></tr>",
+            i + 1,
+            esc(&r.title()),
+            esc(&label(r)),
+            esc(&r.result()),
+            cls(t.passed, "pass"),
+            t.passed,
+            cls(t.unsafe_failures, "unsafe"),
+            t.unsafe_failures,
+            cls(t.different_failures, "different"),
+            t.different_failures,
+            cls(other, "error"),
+            t.total()
+        );
+    }
+    let _ = writeln!(out, "</table></section>");
+}
+
+fn case_link(c: &CaseResult<'_>) -> String {
+    format!(
+        "<a href=\"#case-{}\"><code>{}</code></a>",
+        anchor(&c.case.id),
+        esc(&c.case.id)
+    )
+}
+
+fn failure_list(out: &mut String, heading: &str, class: &str, cases: &[CaseResult<'_>]) {
+    if cases.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<h3>{heading} <span class=\"badge c-{class}\">{}</span></h3><ul class=\"cases\">",
+        cases.len()
+    );
+    for c in cases {
+        let _ = write!(
+            out,
+            "<li>{} <span class=\"muted\">{} · {}</span>",
+            case_link(c),
+            level_word(c.case.level),
+            esc(&c.case.clauses.join(", "))
+        );
+        match &c.outcome.status {
+            Status::Fail(f) => {
+                let _ = write!(out, " — step {}: {}", f.step, esc(&f.label));
+                if let Some(m) = f.mismatches.first() {
+                    let _ = write!(out, "; <em>{}</em>", esc(&m.what));
+                    if f.mismatches.len() > 1 {
+                        let _ = write!(out, " and {} more", f.mismatches.len() - 1);
+                    }
+                }
+            }
+            Status::Error { message, .. } => {
+                let first = message.lines().next().unwrap_or("");
+                let _ = write!(out, ": {}", esc(first));
+            }
+            _ => {}
+        }
+        let _ = writeln!(out, "</li>");
+    }
+    let _ = writeln!(out, "</ul>");
+}
+
+/// The status class of the cases a count of [`LevelCounts::named`] counts.
+fn count_class(name: &str) -> &'static str {
+    match name {
+        "passed" => "pass",
+        "unsafe" => "unsafe",
+        "different" => "different",
+        "known_failures" => "known-failure",
+        "fixed" => "fixed",
+        "unsupported" => "unsupported",
+        "skipped" => "skipped",
+        "errored" => "error",
+        "not_run" => "not-run",
+        _ => "none",
+    }
+}
+
+fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]) {
+    let n = i + 1;
+    let _ = writeln!(
+        out,
+        "<section class=\"report\" id=\"r{n}\"><h2>{} <span class=\"muted\">({})</span></h2>",
+        esc(&r.title()),
+        esc(&label(r))
+    );
+    let _ = writeln!(out, "<p class=\"statement\">{}</p>", esc(&r.result()));
+    let mut meta = format!("{} · skillspec {}", esc(&r.source), esc(&r.runner_version));
+    let features: Vec<&str> = r
+        .run
+        .implementation
+        .features
+        .iter()
+        .map(|f| f.as_str())
+        .chain(
+            r.run
+                .implementation
+                .unknown_features
+                .iter()
+                .map(String::as_str),
+        )
+        .collect();
+    if !features.is_empty() {
+        let _ = write!(meta, " · features: {}", esc(&features.join(", ")));
+    }
+    if let Some(p) = &r.partition {
+        let _ = write!(meta, " · partition {}", esc(&p.to_string()));
+    }
+    let _ = writeln!(out, "<p class=\"muted\">{meta}</p>");
+    if let Some(s) = &r.run.stopped {
+        let _ = writeln!(
+            out,
+            "<p class=\"c-error\">The run stopped early: {}</p>",
+            esc(&s.reason)
+        );
+    }
+    // The counts: report.json's summary, with the failures split by kind.
+    let t = r.conformance.all();
+    let mut cols: Vec<(&str, usize)> = t.named().to_vec();
+    cols.push(("total", t.total()));
+    let _ = write!(out, "<table class=\"summary\"><tr>");
+    for (name, _) in &cols {
+        let _ = write!(out, "<th>{}</th>", name.replace('_', " "));
+    }
+    let _ = write!(out, "</tr><tr>");
+    for (name, v) in &cols {
+        let class = if *v > 0 { count_class(name) } else { "none" };
+        let _ = write!(
+            out,
+            "<td class=\"n c-{class}\" data-count=\"{name}\">{v}</td>"
+        );
+    }
+    let _ = writeln!(out, "</tr></table>");
+
+    let _ = write!(
+        out,
+        "<h3>By area and level</h3><table class=\"levels\"><tr><th>area</th><th>level</th>"
+    );
+    for (name, _) in t.named() {
+        let _ = write!(out, "<th>{}</th>", name.replace('_', " "));
+    }
+    let _ = writeln!(out, "<th>statement</th></tr>");
+    for (area, a) in &r.conformance.areas {
+        let rows: Vec<(&str, &LevelCounts)> = LEVELS
+            .iter()
+            .zip(&a.levels)
+            .filter(|(_, c)| c.total() > 0)
+            .map(|(l, c)| (level_word(*l), c))
+            .collect();
+        for (k, (l, c)) in rows.iter().enumerate() {
+            let _ = write!(out, "<tr>");
+            if k == 0 {
+                let _ = write!(
+                    out,
+                    "<th rowspan=\"{}\" id=\"r{n}-area-{}\">{}</th>",
+                    rows.len(),
+                    anchor(area),
+                    esc(area)
+                );
+            }
+            let _ = write!(out, "<td>{l}</td>");
+            for (_, count) in c.named() {
+                let _ = write!(out, "<td class=\"n\">{count}</td>");
+            }
+            if k == 0 {
+                let _ = write!(
+                    out,
+                    "<td rowspan=\"{}\">{}</td>",
+                    rows.len(),
+                    esc(r.statements.get(area).map(String::as_str).unwrap_or(""))
+                );
+            }
+            let _ = writeln!(out, "</tr>");
+        }
+    }
+    let _ = writeln!(out, "</table>");
+
+    failure_list(
+        out,
+        "Unsafe failures",
+        "unsafe",
+        &r.failures(FailureKind::Unsafe),
+    );
+    failure_list(
+        out,
+        "Different behaviours",
+        "different",
+        &r.failures(FailureKind::Different),
+    );
+    failure_list(
+        out,
+        "Errors, cases not run, known failures that passed",
+        "error",
+        &r.other_problems(),
+    );
+
+    let results = by_clause(r);
+    let _ = writeln!(
+        out,
+        "<h3>By clause</h3><table class=\"clauses\"><tr><th>clause</th><th>level</th><th>result</th><th>cases</th></tr>"
+    );
+    for id in clauses {
+        let Some(res) = results.get(id.as_str()) else {
+            continue;
+        };
+        let _ = write!(
+            out,
+            "<tr id=\"r{n}-clause-{}\"><th><code>{}</code></th><td>{}</td><td class=\"c-{}\">{}</td><td>",
+            anchor(id),
+            esc(id),
+            level_word(clause_level(id)),
+            res.worst(),
+            esc(&res.text())
+        );
+        for c in &res.cases {
+            let _ = write!(
+                out,
+                "<a class=\"badge c-{}\" href=\"#case-{}\" title=\"{}\">{}</a>",
+                status_class(c),
+                anchor(&c.case.id),
+                esc(status_word(status_class(c))),
+                esc(&c.case.id)
+            );
+        }
+        let _ = writeln!(out, "</td></tr>");
+    }
+    let _ = writeln!(out, "</table></section>");
+}
+
+fn pre(text: &str) -> String {
+    format!("<pre>{}</pre>", esc(&cut(text, VALUE_CHARS)))
+}
+
+fn outcome(out: &mut String, r: &ReportView, c: &CaseResult<'_>) {
+    let class = status_class(c);
+    let _ = write!(
+        out,
+        "<div class=\"outcome c-{class}\"><h4>{}: <span class=\"badge c-{class}\">{}</span> <span class=\"muted\">{} ms</span></h4>",
+        esc(&r.title()),
+        esc(status_word(class)),
+        c.outcome.duration.as_millis()
+    );
+    match &c.outcome.status {
+        Status::Fail(f) => {
+            let _ = write!(
+                out,
+                "<p>failed at step {} (line {}): {}</p>",
+                f.step,
+                f.line,
+                esc(&f.label)
+            );
+            if !f.mismatches.is_empty() {
+                let _ = write!(
+                    out,
+                    "<table class=\"mm\"><tr><th>what</th><th>kind</th><th>expected</th><th>actual</th></tr>"
+                );
+                for m in &f.mismatches {
+                    let _ = write!(
+                        out,
+                        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                        esc(&m.what),
+                        m.kind.word(),
+                        pre(&m.expected),
+                        pre(&m.actual)
+                    );
+                }
+                let _ = write!(out, "</table>");
+            }
+        }
+        Status::Error {
+            message,
+            broken,
+            fault,
+        } => {
+            let _ = write!(
+                out,
+                "<p>error{}:</p>{}",
+                if *broken {
+                    " (the implementation broke)"
+                } else {
+                    ""
+                },
+                pre(message)
+            );
+            if let Some(u) = fault.as_ref().and_then(|f| f.unanswered.as_ref()) {
+                let _ = write!(out, "<p>unanswered request: {}</p>", esc(&u.to_string()));
+            }
+            if let Some(t) = fault.as_ref().and_then(|f| f.stderr_tail.as_ref()) {
+                let _ = write!(out, "<p>the adapter's stderr (its end):</p>{}", pre(t));
+            }
+        }
+        Status::Unsupported(missing) => {
+            let names: Vec<&str> = missing.iter().map(|f| f.as_str()).collect();
+            let _ = write!(
+                out,
+                "<p>needs features the implementation does not declare: {}</p>",
+                esc(&names.join(", "))
+            );
+        }
+        Status::Skipped(why) => {
+            let _ = write!(out, "<p>skipped: {}</p>", esc(why));
+        }
+        Status::Pass | Status::NotRun => {}
+    }
+    let _ = writeln!(out, "</div>");
+}
+
+fn cases_section(out: &mut String, reports: &[ReportView], suite: Result<&Suite, &str>) {
+    let mut order: Vec<&str> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for r in reports {
+        for c in r.cases() {
+            if seen.insert(c.case.id.as_str()) {
+                order.push(&c.case.id);
+            }
+        }
+    }
+    let lookup: Vec<BTreeMap<&str, CaseResult<'_>>> = reports
+        .iter()
+        .map(|r| r.cases().map(|c| (c.case.id.as_str(), c)).collect())
+        .collect();
+    let areas: BTreeSet<&str> = reports
+        .iter()
+        .flat_map(|r| r.cases().map(|c| c.case.area.as_str()))
+        .collect();
+    let _ = writeln!(
+        out,
+        "<section id=\"cases\"><h2>Cases ({})</h2>",
+        order.len()
+    );
+    if let Err(why) = suite {
+        let _ = writeln!(
+            out,
+            "<p class=\"muted\">Case definitions are not shown: {}</p>",
+            esc(why)
+        );
+    }
+    let _ = write!(out, "<form id=\"filters\" hidden><strong>Show:</strong> ");
+    for s in STATUSES {
+        let _ = write!(
+            out,
+            "<label><input type=\"checkbox\" name=\"status\" value=\"{s}\" checked> <span class=\"badge c-{s}\">{}</span></label>",
+            status_word(s)
+        );
+    }
+    let _ = write!(
+        out,
+        "<label>area <select name=\"area\"><option value=\"\">all</option>"
+    );
+    for a in &areas {
+        let _ = write!(out, "<option value=\"{0}\">{0}</option>", esc(a));
+    }
+    let _ = writeln!(
+        out,
+        "</select></label><label>text <input type=\"search\" name=\"text\"></label> <output id=\"shown\"></output></form>"
+    );
+    for id in order {
+        let views: Vec<Option<&CaseResult<'_>>> = lookup.iter().map(|m| m.get(id)).collect();
+        let Some(first) = views.iter().flatten().next() else {
+            continue;
+        };
+        let statuses: BTreeSet<&str> = views.iter().flatten().map(|c| status_class(c)).collect();
+        let def = suite.ok().and_then(|s| s.cases.iter().find(|c| c.id == id));
+        let summary = first
+            .case
+            .summary
+            .clone()
+            .or_else(|| def.map(|d| d.summary.clone()));
+        let _ = write!(
+            out,
+            "<details class=\"case\" id=\"case-{}\" data-area=\"{}\" data-statuses=\"{}\"><summary>",
+            anchor(id),
+            esc(&first.case.area),
+            statuses.into_iter().collect::<Vec<_>>().join(" ")
+        );
+        for (r, v) in reports.iter().zip(&views) {
+            match v {
+                Some(c) => {
+                    let class = status_class(c);
+                    let _ = write!(
+                        out,
+                        "<span class=\"badge c-{class}\" title=\"{}\">{}</span>",
+                        esc(&r.title()),
+                        esc(status_word(class))
+                    );
+                }
+                None => {
+                    let _ = write!(
+                        out,
+                        "<span class=\"badge c-none\" title=\"{}\">not in this report</span>",
+                        esc(&r.title())
+                    );
+                }
+            }
+        }
+        let _ = write!(out, " <code>{}</code>", esc(id));
+        if let Some(s) = &summary {
+            let _ = write!(out, " <span class=\"muted\">{}</span>", esc(s));
+        }
+        let _ = write!(out, "</summary>");
+        let _ = write!(out, "<p>{} · clauses: ", level_word(first.case.level));
+        for (k, cl) in first.case.clauses.iter().enumerate() {
+            if k > 0 {
+                out.push_str(", ");
+            }
+            let _ = write!(
+                out,
+                "<a href=\"#r1-clause-{}\"><code>{}</code></a>",
+                anchor(cl),
+                esc(cl)
+            );
+        }
+        let _ = writeln!(
+            out,
+            " · <code>{}:{}</code></p>",
+            esc(&first.case.file),
+            first.case.line
+        );
+        for (r, v) in reports.iter().zip(&views) {
+            if let Some(c) = v {
+                outcome(out, r, c);
+            }
+        }
+        match def {
+            Some(d) => {
+                let _ = writeln!(out, "<h4>The case</h4>{}", pre(&super::show::render(d)));
+            }
+            None if suite.is_ok() => {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"muted\">This case is not in the suite directory given.</p>"
+                );
+            }
+            None => {}
+        }
+        let _ = writeln!(out, "</details>");
+    }
+    let _ = writeln!(out, "</section>");
+}
+
+/// The page for `reports`. `suite` gives the cases' summaries and definitions, or why there
+/// are none.
+pub fn render(reports: &[ReportView], suite: Result<&Suite, &str>) -> String {
+    let mut ids: BTreeSet<&str> = BTreeSet::new();
+    for r in reports {
+        for (c, _) in &r.run.results {
+            for cl in &c.clauses {
+                ids.insert(cl);
+            }
+        }
+    }
+    let order = clause_order(&ids);
+    // Grouped by area, in the requirements' order within one.
+    let mut groups: Vec<String> = Vec::new();
+    for c in &order {
+        let g = clause_group(c).to_owned();
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    let mut clauses: Vec<String> = Vec::with_capacity(order.len());
+    for g in &groups {
+        clauses.extend(order.iter().filter(|c| clause_group(c) == g).cloned());
+    }
+
+    let titles: Vec<String> = reports.iter().map(ReportView::title).collect();
+    let mut out = String::with_capacity(256 * 1024);
+    let _ = writeln!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src {}; script-src {}; img-src data:; base-uri 'none'; form-action 'none'\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>skillspec: {}</title>\n<style>{CSS}</style></head><body>",
+        csp_hash(CSS),
+        csp_hash(JS),
+        esc(&titles.join(", "))
+    );
+    let _ = writeln!(
+        out,
+        "<header><h1>skillspec conformance report</h1><p class=\"muted\">{} report(s), written by skillspec {}</p><nav><a href=\"#overview\">overview</a><a href=\"#matrix\">clauses × implementations</a>",
+        reports.len(),
+        env!("CARGO_PKG_VERSION")
+    );
+    for (i, (t, r)) in titles.iter().zip(reports).enumerate() {
+        let _ = write!(
+            out,
+            "<a href=\"#r{}\">{} ({})</a>",
+            i + 1,
+            esc(t),
+            esc(&label(r))
+        );
+    }
+    let _ = writeln!(out, "<a href=\"#cases\">cases</a></nav></header>");
+    overview(&mut out, reports);
+    matrix(&mut out, reports, &clauses);
+    for (i, r) in reports.iter().enumerate() {
+        report_section(&mut out, i, r, &clauses);
+    }
+    cases_section(&mut out, reports, suite);
+    let _ = writeln!(out, "<script>{JS}</script></body></html>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn esc_and_anchor_leave_no_markup() {
+        assert_eq!(
+            esc("<script>\"'&\u{0}</textarea>"),
+            "&lt;script&gt;&quot;&#39;&amp;\\u{0}&lt;/textarea&gt;"
+        );
+        assert_eq!(anchor("read.path-x"), "read.path-x");
+        assert_eq!(anchor("a b\"<_"), "a_20_b_22__3c__5f_");
+        assert_ne!(anchor("a_20_"), anchor("a "));
+    }
+
+    #[test]
+    fn the_csp_hashes_the_inline_code() {
+        let page = render(&[], Err("none"));
+        assert!(page.contains(&csp_hash(JS)) && page.contains(&csp_hash(CSS)));
+        assert_eq!(page.matches("<script").count(), 1);
+    }
+}

@@ -1,0 +1,229 @@
+//! The adapter kits (`runner/adapters/kit/`) end to end: their own test suites pass, and adapters
+//! built on them speak the protocol flawlessly under the real runner — every case PASS or FAIL,
+//! none ERROR, every message recorded valid against `protocol/*.schema.json` — also when the
+//! runtime prints to stdout from everywhere, a child process included, and when it asks for a
+//! process per case. Needs `python3` and `node` (Node 18 or later).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn schema(name: &str) -> Value {
+    let path = repo().join("protocol").join(name);
+    serde_json::from_slice(&std::fs::read(path).expect("schema exists")).expect("schema is JSON")
+}
+
+/// Checks every recorded message against the schemas; returns the number of step results.
+fn check_traffic(record: &Path) -> usize {
+    let request = jsonschema::validator_for(&schema("request.schema.json")).unwrap();
+    let mut response_doc = schema("response.schema.json");
+    response_doc["$defs"]["step_result"]["properties"]["result"] = serde_json::json!({});
+    let response = jsonschema::validator_for(&response_doc).unwrap();
+    let result = jsonschema::validator_for(&schema("step-result.schema.json")).unwrap();
+    let text = std::fs::read_to_string(record).expect("traffic recorded");
+    let (mut sent, mut received, mut results) = (0, 0, 0);
+    for line in text.lines() {
+        let entry: Value = serde_json::from_str(line).expect("record lines are JSON");
+        let message = &entry["message"];
+        let errors: Vec<String> = if entry["direction"] == "sent" {
+            sent += 1;
+            request
+                .iter_errors(message)
+                .map(|e| e.to_string())
+                .collect()
+        } else {
+            received += 1;
+            let mut errors: Vec<String> = response
+                .iter_errors(message)
+                .map(|e| e.to_string())
+                .collect();
+            if message["type"] == "step_result" {
+                results += 1;
+                errors.extend(
+                    result
+                        .iter_errors(&message["result"])
+                        .map(|e| e.to_string()),
+                );
+            }
+            errors
+        };
+        assert!(
+            errors.is_empty(),
+            "{message} does not match its schema: {errors:?}"
+        );
+    }
+    assert_eq!(sent, received, "every request is answered once");
+    results
+}
+
+/// Runs `adapter` on the cases `filter` selects; returns the report.
+fn run(adapter: &str, filter: &str, dir: &Path) -> Value {
+    let (record, report) = (dir.join("traffic.jsonl"), dir.join("report"));
+    let out = Command::new(env!("CARGO_BIN_EXE_skillspec"))
+        .args([
+            "run",
+            "--adapter",
+            adapter,
+            "--filter",
+            filter,
+            "--step-timeout",
+            "20",
+        ])
+        .arg("--record")
+        .arg(&record)
+        .arg("--report")
+        .arg(&report)
+        .current_dir(repo())
+        .output()
+        .expect("the runner starts");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{adapter}: exit {:?}\n{text}",
+        out.status.code()
+    );
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(report.join("report.json")).expect("report"))
+            .expect("report is JSON");
+    let summary = &report["summary"];
+    assert_eq!(summary["errored"], 0, "{adapter}: {summary}\n{text}");
+    assert_eq!(summary["not_run"], 0, "{adapter}: {summary}");
+    let (passed, failed) = (
+        summary["passed"].as_u64().unwrap(),
+        summary["failed"].as_u64().unwrap(),
+    );
+    assert!(passed > 0, "{adapter}: {summary}");
+    assert!(
+        check_traffic(&record) as u64 >= passed + failed,
+        "{adapter}: fewer step results than cases"
+    );
+    report
+}
+
+#[test]
+fn the_kit_test_suites_pass() {
+    let out = Command::new(repo().join("runner/adapters/kit/test"))
+        .output()
+        .expect("runner/adapters/kit/test starts");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_toy_runtimes_speak_the_protocol_under_the_runner() {
+    for (adapter, name) in [
+        (
+            "python3 runner/adapters/kit/python/example_runtime.py",
+            "toy-python-runtime",
+        ),
+        (
+            "node runner/adapters/kit/node/example-runtime.mjs",
+            "toy-node-runtime",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let report = run(adapter, "enable.*", dir.path());
+        assert_eq!(report["implementation"]["name"], name);
+        // The toys are not conforming runtimes: the suite must find that, not hide it.
+        assert!(report["summary"]["failed"].as_u64().unwrap() > 0);
+    }
+}
+
+/// The runtime prints, logs and lets a child process write to the stdout it inherited, and wants
+/// a fresh process per case: the protocol stays clean, and the chatter is not in it.
+#[test]
+fn a_noisy_runtime_cannot_corrupt_the_protocol() {
+    let kit = repo().join("runner/adapters/kit");
+    let dir = tempfile::tempdir().unwrap();
+    let python = dir.path().join("noisy.py");
+    std::fs::write(
+        &python,
+        format!(
+            r#"import os, subprocess, sys
+sys.path.insert(0, {kit:?})
+import skillspec_kit as kit
+print("noise at import")
+sys.path.insert(0, {toy:?})
+import example_runtime
+
+class Noisy(example_runtime.Adapter):
+    name = "noisy-python"
+    process_per_case = True
+    def start_case(self, config, root):
+        print("noise in start_case")
+        os.write(1, b"raw noise on fd 1\n")
+        subprocess.run(["sh", "-c", "echo noise from a child"], check=True)
+        super().start_case(config, root)
+    def discover(self):
+        print("noise in discover")
+        return super().discover()
+
+kit.serve(Noisy())
+"#,
+            kit = kit.join("python").to_str().unwrap(),
+            toy = kit.join("python").to_str().unwrap(),
+        ),
+    )
+    .unwrap();
+    let node = dir.path().join("noisy.mjs");
+    std::fs::write(
+        &node,
+        format!(
+            r#"import * as kit from {kit:?};
+import {{ spawnSync }} from 'node:child_process';
+import fs from 'node:fs';
+console.log('noise at import');
+await kit.serve({{
+  name: 'noisy-node', version: '0', processPerCase: true,
+  startCase(config) {{
+    console.log('noise in startCase');
+    fs.writeSync(1, 'raw noise on fd 1\n');
+    spawnSync('sh', ['-c', 'echo noise from a child'], {{ stdio: 'inherit' }});
+    this.root = config.skills_root;
+  }},
+  discover() {{ process.stdout.write('noise in discover\n'); return []; }},
+  tools() {{ return []; }},
+  prompt() {{ return {{ text: 'p', baseline: 'p' }}; }},
+  newTurn() {{}},
+}});
+"#,
+            kit = kit.join("node/skillspec-kit.mjs").to_str().unwrap(),
+        ),
+    )
+    .unwrap();
+    for (adapter, name) in [
+        (format!("python3 {}", python.display()), "noisy-python"),
+        (format!("node {}", node.display()), "noisy-node"),
+    ] {
+        let sub = dir.path().join(name);
+        std::fs::create_dir(&sub).unwrap();
+        let report = run(&adapter, "enable.unset", &sub);
+        assert_eq!(report["implementation"]["name"], name);
+        let traffic = std::fs::read_to_string(sub.join("traffic.jsonl")).unwrap();
+        assert!(!traffic.contains("noise"), "noise reached the protocol");
+        let starts = traffic
+            .lines()
+            .filter(|l| l.contains(r#""type":"start""#))
+            .count();
+        let cases = report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["status"] == "pass" || c["status"] == "fail")
+            .count();
+        assert_eq!(starts, cases, "one process (one handshake) per case");
+    }
+}

@@ -1,0 +1,334 @@
+//! Profile `trust` (SPEC.md, "Profile `selection` and `trust`"): the trust directories and the
+//! level each gives its skills, the scan of all of them with shadowing, gating on required
+//! commands and variables, and the tool ceiling the active skills' lowest trust sets.
+//!
+//! Each directory is scanned with the core discovery rules ([`crate::discovery`]); the
+//! profile's fields are read on top ([`crate::selection::read_fields`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::discovery::{self, Guide, GuideFormat, Skip, SkipReason};
+use crate::safe_fs;
+use crate::selection::{self, Fields};
+
+/// How far a skill is trusted; the order matters: `Installed < Trusted`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trust {
+    /// Installed from a registry: with one active, only read-only tools remain.
+    Installed,
+    /// Placed by the user (user or workspace directory): every tool.
+    Trusted,
+}
+
+impl Trust {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trust::Installed => "installed",
+            Trust::Trusted => "trusted",
+        }
+    }
+}
+
+/// The three directories of the profile, in load order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DirRole {
+    User,
+    Workspace,
+    Installed,
+}
+
+impl DirRole {
+    /// Load order: a name present in an earlier directory shadows it in later ones.
+    pub const ORDER: [DirRole; 3] = [DirRole::User, DirRole::Workspace, DirRole::Installed];
+
+    /// The prefix of this directory's paths in skip reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            DirRole::User => "user",
+            DirRole::Workspace => "workspace",
+            DirRole::Installed => "installed",
+        }
+    }
+
+    /// The trust level of the skills in this directory; nothing in a skill changes it.
+    pub fn trust(self) -> Trust {
+        match self {
+            DirRole::User | DirRole::Workspace => Trust::Trusted,
+            DirRole::Installed => Trust::Installed,
+        }
+    }
+}
+
+/// The configured skill directories (absolute paths); `None` is not configured.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillDirs {
+    pub user: Option<PathBuf>,
+    pub workspace: Option<PathBuf>,
+    pub installed: Option<PathBuf>,
+}
+
+impl SkillDirs {
+    pub fn get(&self, role: DirRole) -> Option<&PathBuf> {
+        match role {
+            DirRole::User => self.user.as_ref(),
+            DirRole::Workspace => self.workspace.as_ref(),
+            DirRole::Installed => self.installed.as_ref(),
+        }
+    }
+}
+
+/// The tools that stay available while an Installed skill is active (SPEC.md
+/// `trust.attenuation`): only tools that read, reviewed one by one; any other name is removed.
+pub const READ_ONLY_TOOLS: [&str; 8] = [
+    "memory_search",
+    "memory_read",
+    "memory_tree",
+    "time",
+    "echo",
+    "json",
+    "skill_list",
+    "skill_search",
+];
+
+/// The tools of `tools` that remain available when skills of these trust levels are active:
+/// all of them when none is Installed, else only the read-only ones.
+pub fn ceiling(tools: &[String], active: impl IntoIterator<Item = Trust>) -> Vec<String> {
+    match active.into_iter().min() {
+        Some(Trust::Installed) => tools
+            .iter()
+            .filter(|t| READ_ONLY_TOOLS.contains(&t.as_str()))
+            .cloned()
+            .collect(),
+        _ => tools.to_vec(),
+    }
+}
+
+/// Whether the requirements hold in the runtime's environment `env` (SPEC.md
+/// `selection.gating`): every command is a bare name found as an executable regular file in an
+/// absolute entry of `PATH` (the lookup of [`crate::interpreter::resolve`]), and every variable
+/// is set to a non-empty value.
+pub fn requirements_met(req: &selection::Requirements, env: &BTreeMap<String, String>) -> bool {
+    let path = env.get("PATH").map(OsStr::new);
+    let bins = req.bins.iter().all(|b| {
+        !b.is_empty()
+            && !b.contains('/')
+            && crate::interpreter::resolve(OsStr::new(b), path).is_ok()
+    });
+    bins && req
+        .env
+        .iter()
+        .all(|v| env.get(v).is_some_and(|value| !value.is_empty()))
+}
+
+/// One loaded skill of the profile.
+#[derive(Debug, Clone)]
+pub struct ProfileSkill {
+    pub guide: Guide,
+    pub role: DirRole,
+    pub trust: Trust,
+    pub fields: Fields,
+    /// A requirement is missing: the skill is listed but never selected.
+    pub gated: bool,
+}
+
+/// The result of scanning every configured directory.
+#[derive(Debug, Clone, Default)]
+pub struct ProfileScan {
+    /// One skill per name, sorted by the bytes of the name.
+    pub skills: Vec<ProfileSkill>,
+    /// What did not load, with paths prefixed by the directory's label (`installed/x`).
+    pub skipped: Vec<Skip>,
+    /// Every skill directory name found in any directory.
+    pub present: BTreeSet<Vec<u8>>,
+}
+
+impl ProfileScan {
+    pub fn skill(&self, name: &str) -> Option<&ProfileSkill> {
+        self.skills.iter().find(|s| s.guide.id == name)
+    }
+}
+
+fn prefixed(role: DirRole, path: &str) -> String {
+    if path.is_empty() {
+        role.label().to_owned()
+    } else {
+        format!("{}/{path}", role.label())
+    }
+}
+
+/// Scans the configured directories in load order (SPEC.md `trust.levels`): each with the core
+/// discovery rules; a name present in an earlier directory (a skill directory found there,
+/// loaded or not) shadows the same name in later ones; the profile's fields are read and gating
+/// is checked against `env`. A directory that cannot be opened gives no skills.
+pub fn scan(dirs: &SkillDirs, env: &BTreeMap<String, String>) -> ProfileScan {
+    let mut out = ProfileScan::default();
+    for role in DirRole::ORDER {
+        let Some(dir) = dirs.get(role).filter(|d| d.is_absolute()) else {
+            continue;
+        };
+        let Ok(fd) = safe_fs::open_root(dir) else {
+            continue;
+        };
+        let found = discovery::discover_in_keeping_frontmatter(fd.as_fd());
+        for skip in &found.skipped {
+            out.skipped.push(Skip {
+                path: prefixed(role, &skip.path),
+                ..skip.clone()
+            });
+        }
+        for mut guide in found.loaded {
+            let path = prefixed(role, &guide.path);
+            if out.present.contains(guide.id.as_bytes()) {
+                out.skipped.push(Skip {
+                    path,
+                    reason: SkipReason::Shadowed,
+                    detail: format!(
+                        "a skill named `{}` is present in an earlier directory",
+                        guide.id
+                    ),
+                });
+                continue;
+            }
+            let fields = match (guide.format, guide.frontmatter.take()) {
+                (GuideFormat::Portable, Some(text)) => match selection::read_fields(&text) {
+                    Ok(f) => f,
+                    Err(why) => {
+                        out.skipped.push(Skip {
+                            path,
+                            reason: SkipReason::Malformed,
+                            detail: why,
+                        });
+                        continue;
+                    }
+                },
+                _ => Fields::default(),
+            };
+            let gated = !requirements_met(&fields.requires, env);
+            out.skills.push(ProfileSkill {
+                guide,
+                role,
+                trust: role.trust(),
+                fields,
+                gated,
+            });
+        }
+        out.present.extend(found.skill_names);
+    }
+    out.skills
+        .sort_by(|a, b| a.guide.id.as_bytes().cmp(b.guide.id.as_bytes()));
+    out.skipped
+        .sort_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn skill(dir: &std::path::Path, name: &str, extra: &str) {
+        std::fs::create_dir_all(dir.join(name)).unwrap();
+        std::fs::write(
+            dir.join(name).join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: d\n{extra}---\nBody\n"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn the_ceiling_keeps_only_read_only_tools_under_an_installed_skill() {
+        let tools: Vec<String> = [
+            "shell",
+            "memory_read",
+            "skill_list",
+            "skill_install",
+            "Time",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(ceiling(&tools, []), tools);
+        assert_eq!(ceiling(&tools, [Trust::Trusted, Trust::Trusted]), tools);
+        assert_eq!(
+            ceiling(&tools, [Trust::Trusted, Trust::Installed]),
+            ["memory_read", "skill_list"]
+        );
+    }
+
+    #[test]
+    fn gating_looks_up_bare_names_on_absolute_path_entries_and_non_empty_variables() {
+        let tmp = tempfile::tempdir().unwrap();
+        let bin = tmp.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        std::fs::write(bin.join("docker"), "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(bin.join("docker"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        std::fs::write(bin.join("kubectl"), "not executable").unwrap();
+        let env: BTreeMap<String, String> = [
+            ("PATH".to_owned(), format!(".:{}", bin.display())),
+            ("SET".to_owned(), "x".to_owned()),
+            ("EMPTY".to_owned(), String::new()),
+        ]
+        .into();
+        let req = |bins: &[&str], vars: &[&str]| selection::Requirements {
+            bins: bins.iter().map(|s| s.to_string()).collect(),
+            env: vars.iter().map(|s| s.to_string()).collect(),
+        };
+        assert!(requirements_met(&req(&["docker"], &["SET"]), &env));
+        assert!(!requirements_met(&req(&["kubectl"], &[]), &env));
+        assert!(!requirements_met(&req(&["missing"], &[]), &env));
+        let abs = bin.join("docker").display().to_string();
+        assert!(!requirements_met(&req(&[&abs], &[]), &env));
+        assert!(!requirements_met(&req(&[""], &[]), &env));
+        assert!(!requirements_met(&req(&[], &["EMPTY"]), &env));
+        assert!(!requirements_met(&req(&[], &["UNSET"]), &env));
+    }
+
+    #[test]
+    fn earlier_directories_shadow_later_ones_even_when_their_skill_does_not_load() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (user, inst) = (tmp.path().join("user"), tmp.path().join("installed"));
+        skill(&user, "deploy", "");
+        skill(&inst, "deploy", "");
+        skill(&inst, "notes", "");
+        // A user skill that does not load still shadows the installed one of that name.
+        std::fs::create_dir_all(user.join("broken")).unwrap();
+        std::fs::write(user.join("broken/SKILL.md"), "no frontmatter").unwrap();
+        skill(&inst, "broken", "");
+        skill(&user, "typed", "activation:\n  keywords: deploy\n");
+        let dirs = SkillDirs {
+            user: Some(user),
+            workspace: Some(tmp.path().join("missing")),
+            installed: Some(inst),
+        };
+        let s = scan(&dirs, &BTreeMap::new());
+        let got: Vec<(&str, Trust)> = s
+            .skills
+            .iter()
+            .map(|k| (k.guide.id.as_str(), k.trust))
+            .collect();
+        assert_eq!(
+            got,
+            [("deploy", Trust::Trusted), ("notes", Trust::Installed)]
+        );
+        let skipped: Vec<(&str, SkipReason)> = s
+            .skipped
+            .iter()
+            .map(|k| (k.path.as_str(), k.reason))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                ("installed/broken", SkipReason::Shadowed),
+                ("installed/deploy", SkipReason::Shadowed),
+                ("user/broken", SkipReason::Malformed),
+                ("user/typed", SkipReason::Malformed),
+            ]
+        );
+    }
+}
