@@ -730,10 +730,13 @@ fn check_select(e: &SelectExpect, a: &SelectResult) -> Vec<Mismatch> {
                     show(&serde_json::json!(names))
                 ),
             )),
-            Some(s) if s.score != *want => out.push(mismatch(
+            Some(s) if s.score != Some(*want) => out.push(mismatch(
                 format!("score of `{name}`"),
                 want.to_string(),
-                s.score.to_string(),
+                s.score.map_or_else(
+                    || "not reported (the runtime gave no score)".to_string(),
+                    |n| n.to_string(),
+                ),
             )),
             Some(_) => {}
         }
@@ -1313,6 +1316,15 @@ mod tests {
     }
 
     fn judge_select(e: SelectExpect, got: &[(&str, u64)], ceiling: &[&str]) -> Vec<MismatchKind> {
+        let got: Vec<(&str, Option<u64>)> = got.iter().map(|(n, s)| (*n, Some(*s))).collect();
+        judge_select_reported(e, &got, ceiling)
+    }
+
+    fn judge_select_reported(
+        e: SelectExpect,
+        got: &[(&str, Option<u64>)],
+        ceiling: &[&str],
+    ) -> Vec<MismatchKind> {
         let a = StepOutcome::Select(SelectResult {
             selected: got
                 .iter()
@@ -1355,6 +1367,12 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(judge_select(scores.clone(), &[("a", 25)], &[]), [Interop]);
+        assert!(judge_select(scores.clone(), &[("a", 30)], &[]).is_empty());
+        // A runtime that reports no score never passes a `scores:` expectation.
+        assert_eq!(
+            judge_select_reported(scores.clone(), &[("a", None)], &[]),
+            [Interop]
+        );
         assert_eq!(judge_select(scores, &[], &[]), [Interop]);
         let ceiling = SelectExpect {
             tool_ceiling: Some(vec!["memory_read".into()]),

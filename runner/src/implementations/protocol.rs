@@ -273,7 +273,10 @@ pub struct PromptResult {
 #[serde(deny_unknown_fields)]
 pub struct SelectedSkill {
     pub name: String,
-    pub score: u64,
+    /// Absent when the runtime's API does not expose scores (ironclaw's scoring function is
+    /// private); a `scores:` expectation then fails as "not reported", never passes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<u64>,
     pub trust: String,
 }
 

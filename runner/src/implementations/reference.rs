@@ -316,7 +316,7 @@ impl Implementation for Reference {
                         .flat_map(|s| &s.selected)
                         .map(|s| SelectedSkill {
                             name: s.name.clone(),
-                            score: u64::from(s.score),
+                            score: Some(u64::from(s.score)),
                             trust: s.trust.as_str().to_owned(),
                         })
                         .collect(),
