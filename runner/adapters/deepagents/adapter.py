@@ -160,7 +160,7 @@ class DeepAgents(kit.Runtime):
                  "arguments that are not a JSON object never reach a tool: the agent runs nothing "
                  "(README.md, malformed arguments)", guess=True),
         kit.rule(r"Path traversal (not allowed|detected)", "invalid_path",
-                 "validate_path / FilesystemBackend refuse a `..` segment or a leading `~`"),
+                 "validate_path refuses a `..` segment or a leading `~`; FilesystemBackend (virtual mode) refuses `..` anywhere in the text"),
         kit.rule(r"outside root directory", "invalid_path",
                  "FilesystemBackend(virtual_mode=True): the resolved path left the backend root"),
         kit.rule(r"run raised ValueError: embedded null byte", "invalid_path",
@@ -266,6 +266,14 @@ class DeepAgents(kit.Runtime):
     # ---- tool calls ----------------------------------------------------------------------
 
     def call(self, tool, args):
+        result = self._call(tool, args)
+        error = result.get("error") if not result.get("ok") else None
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            # deepagents' texts may name the case's temporary root: keep reports reproducible.
+            error["message"] = error["message"].replace(self.root, "{root}")
+        return result
+
+    def _call(self, tool, args):
         self.calls_made = getattr(self, "calls_made", 0) + 1
         call_id = "call-%d" % self.calls_made
         mapped = tool == MAPPED_READ and self.source is not None
@@ -327,7 +335,10 @@ class DeepAgents(kit.Runtime):
         raw_text = None
         if raw is not None and raw.file_data is not None and raw.file_data.get("encoding", "utf-8") == "utf-8":
             raw_text = raw.file_data.get("content")
-        if text == EMPTY_CONTENT_WARNING and raw_text is not None and raw_text.strip() == "":
+        if raw_text == EMPTY_CONTENT_WARNING and getattr(raw, "start_line", None) is None:
+            # FilesystemBackend answers an empty or white-space-only file with this reminder as
+            # its content and no line window (a file holding this text gets a window), and
+            # read_file shows it like a one-line file: the model is told the file is empty.
             return ""
         lines = text.split("\n")
         header = next((i for i, line in enumerate(lines) if line.startswith("@@ ") and line.endswith(" @@")), None)
