@@ -141,8 +141,9 @@ class RunRaised(Exception):
     exception); inside ``call`` its text goes through the error table like any tool error.
     """
 
-    def __init__(self, exc: BaseException):
-        super().__init__("the agent's run raised %s: %s" % (type(exc).__name__, exc))
+    def __init__(self, exc: BaseException, root: str):
+        # The case's temporary root is written `{root}`, so that reports compare across runs.
+        super().__init__(("the agent's run raised %s: %s" % (type(exc).__name__, exc)).replace(root, "{root}"))
 
 
 class DeepAgents(kit.Runtime):
@@ -223,7 +224,7 @@ class DeepAgents(kit.Runtime):
                 "deepagents ran out of the adapter's %d MiB address space (it reads whole files "
                 "into memory): %r" % (_CAP_MIB, e)) from None
         except Exception as e:  # noqa: BLE001  (the runtime's own failure, reported as such)
-            raise RunRaised(e) from e
+            raise RunRaised(e, self.root) from e
         if not model.calls:
             raise kit.AdapterError("the agent never called its model")
         return out, model.calls
