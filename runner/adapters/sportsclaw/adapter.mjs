@@ -38,7 +38,7 @@ globalThis.Date = new Proxy(RealDate, {
 });
 
 // Where ./install put the engine (resolved before HOME is replaced below).
-const installed = path.join(process.env.SKILLSPEC_ADAPTERS
+const installed = path.join(process.env.SKILLSPEC_ADAPTER_CACHE
   || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'skillspec', 'adapters'),
 'sportsclaw', 'node_modules', PACKAGE);
 if (!fs.existsSync(path.join(installed, 'dist', 'engine.js'))) {
