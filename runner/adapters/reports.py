@@ -122,9 +122,12 @@ def cmd_compare(args):
         die("usage: reports.py compare COMMITTED.json FRESH.json")
     old, new = load(args[0]), load(args[1])
     problems = []
-    for key in ("summary", "areas"):
-        if old.get(key) != new.get(key):
-            problems.append("%s: committed %s, fresh %s" % (key, json.dumps(old.get(key)), json.dumps(new.get(key))))
+    if old.get("summary") != new.get("summary"):
+        problems.append("summary: committed %s, fresh %s" % (json.dumps(old.get("summary")), json.dumps(new.get("summary"))))
+    old_areas, new_areas = old.get("areas") or {}, new.get("areas") or {}
+    for area in sorted(set(old_areas) | set(new_areas)):
+        if old_areas.get(area) != new_areas.get(area):
+            problems.append("area %s: committed %s, fresh %s" % (area, json.dumps(old_areas.get(area)), json.dumps(new_areas.get(area))))
     if old.get("implementation") != new.get("implementation"):
         problems.append("implementation: committed %s, fresh %s" % (old.get("implementation"), new.get("implementation")))
     keys = ("status", "verdict", "failure_kind")
