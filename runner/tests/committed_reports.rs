@@ -172,7 +172,11 @@ fn the_html_overview_counts_listed_failures_by_kind() {
         .current_dir(repo())
         .output()
         .expect("the binary runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let html = std::fs::read_to_string(&page).expect("the page is written");
     let json = json(&report.join("report.json"));
     let cases = json["cases"].as_array().expect("cases");
@@ -183,7 +187,10 @@ fn the_html_overview_counts_listed_failures_by_kind() {
             .count()
     };
     let (unsafe_n, different_n) = (kind("unsafe"), kind("different"));
-    assert!(unsafe_n > 0 && different_n > 0, "the deepagents report has failures of both kinds");
+    assert!(
+        unsafe_n > 0 && different_n > 0,
+        "the deepagents report has failures of both kinds"
+    );
     for n in [unsafe_n, different_n] {
         let cell = format!("{n}<span class=\"label\">{n} listed as known</span>");
         assert!(html.contains(&cell), "the overview does not show `{cell}`");
