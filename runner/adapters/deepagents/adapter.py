@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""skillspec adapter for the real ``deepagents`` (PyPI, MIT), driven offline through its own agent.
+
+Each case builds a fresh ``create_deep_agent(...)`` whose model is a scripted fake chat model
+(``ScriptedModel`` below: no API key, no network). The fake model records what the agent sends
+it (the system prompt, the tools bound to the call) and answers with the tool call a step asks
+for; the tool then runs through the agent's real pipeline (LangGraph's tool node, deepagents'
+middleware, its ``FilesystemBackend``), and the adapter reads the ``ToolMessage`` the model would
+get back. README.md (next to this file) is the mapping of every protocol operation; the install
+script puts deepagents into a venv under ~/.cache/skillspec/adapters/deepagents/.
+
+    skillspec run --adapter "$HOME/.cache/skillspec/adapters/deepagents/venv/bin/python \
+        runner/adapters/deepagents/adapter.py"
+
+The adapter translates; it adds no behaviour: deepagents has no (skill, path) reading tool, so
+``skill_read_reference {skill, path}`` is mapped onto the generic ``read_file`` with the path
+``<skills source>/<skill>/<path>`` (README.md, "Why skill_read_reference is mapped"), and
+``skill_run_script`` is not mapped at all (it reaches the agent under its own name, which the
+agent does not know: ``unknown_tool``).
+"""
+
+import os
+import resource
+import sys
+from pathlib import PurePosixPath
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "kit", "python"))
+import skillspec_kit as kit  # noqa: E402  (first: it takes over stdout before the runtime talks)
+
+# Offline: no tracing or telemetry may reach the network. Set before langchain is imported (it
+# reads these when a run starts); forced, not defaulted, for the adapter's whole process.
+OFFLINE_ENV = {
+    "LANGCHAIN_TRACING_V2": "false",
+    "LANGCHAIN_TRACING": "false",
+    "LANGSMITH_TRACING": "false",
+    "LANGSMITH_TRACING_V2": "false",
+    "LANGCHAIN_CALLBACKS_BACKGROUND": "false",
+}
+os.environ.update(OFFLINE_ENV)
+
+# deepagents reads whole files into memory (it has no size cap on SKILL.md or read_file): a
+# 4 GiB sparse case file would take 8+ GiB. Cap the address space so such a read fails at once
+# with MemoryError (reported as an ERROR naming it) instead of starving a shared machine.
+# SKILLSPEC_DEEPAGENTS_MEMORY_CAP_MIB=0 lifts the cap.
+_CAP_MIB = int(os.environ.get("SKILLSPEC_DEEPAGENTS_MEMORY_CAP_MIB", "3072"))
+if _CAP_MIB > 0:
+    resource.setrlimit(resource.RLIMIT_AS, (_CAP_MIB << 20, _CAP_MIB << 20))
+
+from deepagents import __version__ as DEEPAGENTS_VERSION  # noqa: E402
+from deepagents import create_deep_agent  # noqa: E402
+from deepagents.backends import FilesystemBackend  # noqa: E402
+from deepagents.backends.utils import EMPTY_CONTENT_WARNING  # noqa: E402
+from deepagents.middleware.skills import _pinned_skill_body  # noqa: E402
+from langchain_core.language_models import BaseChatModel  # noqa: E402
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage  # noqa: E402
+from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
+from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
+from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+
+THREAD = {"configurable": {"thread_id": "skillspec-case"}}
+USER_TEXT = "skillspec step"  # the user message of every turn (never compared)
+READ_TOOL = "read_file"  # the generic tool skill_read_reference is translated onto
+MAPPED_READ = "skill_read_reference"
+
+
+class ScriptedModel(BaseChatModel):
+    """A chat model without a provider: it answers from a script and records every request.
+
+    ``queue`` holds the ``AIMessage`` answers still to give (then it answers plain text, which
+    ends the agent's run); ``calls`` records, per model call, the messages sent and the names of
+    the tools bound to the call (what a real provider would be offered).
+    """
+
+    queue: list = []
+    calls: list = []
+    bound: list = []
+
+    @property
+    def _llm_type(self) -> str:
+        return "skillspec-scripted"
+
+    def bind_tools(self, tools, **kwargs):
+        self.bound = [convert_to_openai_tool(t)["function"]["name"] for t in tools]
+        return self
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        self.calls.append({"messages": list(messages), "tools": list(self.bound)})
+        answer = self.queue.pop(0) if self.queue else AIMessage(content="done")
+        return ChatResult(generations=[ChatGeneration(message=answer)])
+
+
+class RecordingBackend(FilesystemBackend):
+    """deepagents' own FilesystemBackend, unchanged, remembering its last raw ``read`` result.
+
+    Used only to undo read_file's presentation (README.md, "What a read returns"): the line view
+    drops a file's final newline, and only the raw window says whether there was one.
+    """
+
+    last_read = None
+
+    def read(self, file_path, offset=0, limit=2000):
+        result = super().read(file_path, offset=offset, limit=limit)
+        self.last_read = result
+        return result
+
+
+def text_of_system(message) -> str:
+    """The system prompt as the provider receives it: its text blocks, in order."""
+    if message is None:
+        return ""
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(b.get("text", "") for b in message.content if isinstance(b, dict) and b.get("type") == "text")
+
+
+def protocol_text(text: str) -> str:
+    """Text the protocol can carry: names the OS gave with undecodable bytes (surrogate escapes)
+    become U+FFFD (README.md: such an id can only be reported lossily)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def virtual_source(skills_root: str, root: str) -> str:
+    """The operator's skills root as a path of the agent's backend (rooted at the case root).
+
+    An absolute root inside the case root becomes the virtual path below it (``/skills``);
+    anything else (relative, empty, outside) is passed verbatim, and deepagents reads it as a
+    virtual path of its backend, as it reads every source.
+    """
+    if skills_root == root:
+        return "/"
+    if skills_root.startswith(root.rstrip("/") + "/"):
+        return "/" + skills_root[len(root.rstrip("/")) + 1 :]
+    return skills_root
+
+
+class RunRaised(Exception):
+    """The agent's run (``invoke``) raised instead of answering: deepagents' own failure.
+
+    Outside a tool call it becomes the step's protocol error (the case is ERROR, naming the
+    exception); inside ``call`` its text goes through the error table like any tool error.
+    """
+
+    def __init__(self, exc: BaseException, root: str):
+        # The case's temporary root is written `{root}`, so that reports compare across runs.
+        super().__init__(("the agent's run raised %s: %s" % (type(exc).__name__, exc)).replace(root, "{root}"))
+
+
+class DeepAgents(kit.Runtime):
+    name = "deepagents"
+    version = DEEPAGENTS_VERSION
+    features = []  # no operator tool allowlist, no skip report, no platform emulation
+    process_per_case = False  # every case builds a new agent, backend and checkpointer
+
+    ERRORS = kit.ErrorMap(
+        kit.rule(r"^Error: \S+ is not a valid tool", "unknown_tool",
+                 "langchain's tool node, for a tool name the agent does not have"),
+        kit.rule(r"^Error invoking tool '[^']*' with kwargs", "invalid_args",
+                 "langchain validates the call's arguments against the tool schema (file_path: str)"),
+        kit.rule(r"^skillspec: tool call not an object$", "invalid_args",
+                 "arguments that are not a JSON object never reach a tool: the agent runs nothing "
+                 "(README.md, malformed arguments)", guess=True),
+        kit.rule(r"Path traversal (not allowed|detected)", "invalid_path",
+                 "validate_path refuses a `..` segment or a leading `~`; FilesystemBackend (virtual mode) refuses `..` anywhere in the text"),
+        kit.rule(r"outside root directory", "invalid_path",
+                 "FilesystemBackend(virtual_mode=True): the resolved path left the backend root"),
+        kit.rule(r"run raised ValueError: embedded null byte", "invalid_path",
+                 "os functions refuse a NUL in a path; the exception escapes the tool and ends the run"),
+        kit.rule(r"Windows absolute paths are not supported", "invalid_path", "validate_path: `X:` at the start"),
+        kit.rule(r"^Error: File '.*' not found$", "not_found",
+                 "FilesystemBackend.read: missing, or not a regular file after resolving links "
+                 "(directories, FIFOs, sockets too)"),
+        kit.rule(r"codec can't decode", "not_text", "the file is decoded as strict UTF-8"),
+        kit.rule(r"Too many levels of symbolic links|\[Errno 40\]", "invalid_path",
+                 "ELOOP: a symlink loop on the way", guess=True),
+        kit.rule(r"\[Errno 13\] Permission denied", "not_found",
+                 "an unreadable file; SPEC.md read step 5 says not_found"),
+    )
+
+    # ---- case lifecycle ------------------------------------------------------------------
+
+    def start_case(self, config, root):
+        self.root = root
+        src = config.skills_root
+        self.source = None if src is None else virtual_source(src, root)
+        self.backend = RecordingBackend(root_dir=root, virtual_mode=True)
+        self.model = ScriptedModel()
+        self.agent = create_deep_agent(
+            model=self.model,
+            skills=None if self.source is None else [self.source],
+            backend=self.backend,
+            checkpointer=InMemorySaver(),
+        )
+        # The baseline: the same agent, same backend, without skills.
+        self.base_model = ScriptedModel()
+        self.base_agent = create_deep_agent(model=self.base_model, backend=self.backend, checkpointer=InMemorySaver())
+        # deepagents scans in before_agent on a thread's first run: run that turn now, so the
+        # runtime has scanned at start as PROTOCOL.md asks.
+        self._turn()
+
+    def end_case(self):
+        self.agent = self.base_agent = None
+
+    def new_turn(self):
+        # Every step is already a turn of its own (a user message and the agent's run on the
+        # case's thread); deepagents keeps no per-turn call memory to forget.
+        pass
+
+    # ---- driving the agent ---------------------------------------------------------------
+
+    def _turn(self, answer=None, agent=None, model=None, extra=None):
+        """One user turn on the case's thread; ``answer`` is the model's first reply (a tool call)."""
+        agent = agent or self.agent
+        model = model or self.model
+        model.queue = [answer] if answer is not None else []
+        model.calls = []
+        self.backend.last_read = None
+        state = {"messages": [HumanMessage(content=USER_TEXT)]}
+        state.update(extra or {})
+        try:
+            out = agent.invoke(state, THREAD)
+        except MemoryError as e:
+            raise kit.AdapterError(
+                "deepagents ran out of the adapter's %d MiB address space (it reads whole files "
+                "into memory): %r" % (_CAP_MIB, e)) from None
+        except Exception as e:  # noqa: BLE001  (the runtime's own failure, reported as such)
+            raise RunRaised(e, self.root) from e
+        if not model.calls:
+            raise kit.AdapterError("the agent never called its model")
+        return out, model.calls
+
+    def discover(self):
+        # SkillsMiddleware caches skills_metadata per thread; None asks it to reload (its
+        # documented way to pick up added, edited or removed skills).
+        self._turn(extra={"skills_metadata": None})
+        if self.source is None:
+            return []
+        metas = self.agent.get_state(THREAD).values.get("skills_metadata") or []
+        paths = [m["path"] for m in metas]
+        bodies = self.backend.download_files(paths) if paths else []
+        loaded = []
+        for meta, response in zip(metas, bodies):
+            skill_id = PurePosixPath(meta["path"]).parent.name
+            body = _pinned_skill_body(meta, response)
+            loaded.append(kit.loaded(
+                protocol_text(skill_id), protocol_text(meta["name"]), protocol_text(meta["description"]),
+                protocol_text(body or ""), format="portable"))
+        return loaded
+
+    def tools(self):
+        _, calls = self._turn()
+        offered = list(calls[-1]["tools"])
+        if self.source is not None and READ_TOOL in offered:
+            offered.append(MAPPED_READ)
+        return offered
+
+    def prompt(self):
+        _, calls = self._turn()
+        _, base_calls = self._turn(agent=self.base_agent, model=self.base_model)
+        return self._system(calls[0]), self._system(base_calls[0])
+
+    @staticmethod
+    def _system(call):
+        first = call["messages"][0] if call["messages"] else None
+        return text_of_system(first) if isinstance(first, SystemMessage) else ""
+
+    # ---- tool calls ----------------------------------------------------------------------
+
+    def call(self, tool, args):
+        result = self._call(tool, args)
+        error = result.get("error") if not result.get("ok") else None
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            # deepagents' texts may name the case's temporary root: keep reports reproducible.
+            error["message"] = error["message"].replace(self.root, "{root}")
+        return result
+
+    def _call(self, tool, args):
+        self.calls_made = getattr(self, "calls_made", 0) + 1
+        call_id = "call-%d" % self.calls_made
+        mapped = tool == MAPPED_READ and self.source is not None
+        name = READ_TOOL if mapped else tool
+        if isinstance(args, dict):
+            call_args = dict(args)
+            if mapped:
+                skill, path = call_args.pop("skill", None), call_args.pop("path", None)
+                if isinstance(skill, str) and isinstance(path, str):
+                    call_args["file_path"] = "%s/%s/%s" % (self.source.rstrip("/"), skill, path)
+            answer = AIMessage(content="", tool_calls=[{"name": name, "args": call_args, "id": call_id}])
+        else:
+            # What a provider integration produces for arguments that are not a JSON object.
+            import json
+            answer = AIMessage(content="", invalid_tool_calls=[{
+                "name": name, "args": json.dumps(args), "id": call_id, "error": "arguments are not an object",
+                "type": "invalid_tool_call"}])
+        try:
+            out, calls = self._turn(answer)
+        except RunRaised as e:  # the tool's exception ended the agent's whole run (README.md)
+            return self.ERRORS.error(str(e))
+        results = [m for m in out["messages"] if isinstance(m, ToolMessage) and m.tool_call_id == call_id]
+        if not results:
+            # The agent ran no tool. For a name it does not know at all, that is unknown_tool;
+            # otherwise the call was malformed (README.md).
+            if name not in calls[0]["tools"]:
+                return kit.error("unknown_tool", message="the agent has no tool %r and ran nothing" % name)
+            return self.ERRORS.error("skillspec: tool call not an object")
+        message = results[-1]
+        if message.status == "error":
+            return self.ERRORS.error(self._content_text(message))
+        if mapped:
+            return kit.ok({"skill": args.get("skill"), "path": args.get("path"), "content": self._read_content(message)})
+        return kit.ok({"content": self._content_text(message)})
+
+    @staticmethod
+    def _content_text(message) -> str:
+        if isinstance(message.content, str):
+            return message.content
+        parts = []
+        for block in message.content:
+            if isinstance(block, dict):
+                parts.append(block.get("text") or block.get("base64") or block.get("data") or "")
+            else:
+                parts.append(str(block))
+        return "".join(parts)
+
+    def _read_content(self, message) -> str:
+        """The file text the model got from read_file, with read_file's presentation undone.
+
+        read_file answers ``[notices]\\n@@ lines A-B of T @@\\n<lines>`` for text, a reminder for
+        an empty file, a base64 block for other file types, and a preview when the result is too
+        large (it is then offloaded to a file). The header and notices are removed; the final
+        newline the line view drops is restored only when the backend's raw window shows that
+        this was all the presentation changed. Anything else is reported as the model saw it.
+        """
+        text = self._content_text(message)
+        raw = self.backend.last_read
+        raw_text = None
+        if raw is not None and raw.file_data is not None and raw.file_data.get("encoding", "utf-8") == "utf-8":
+            raw_text = raw.file_data.get("content")
+        if raw_text == EMPTY_CONTENT_WARNING and getattr(raw, "start_line", None) is None:
+            # FilesystemBackend answers an empty or white-space-only file with this reminder as
+            # its content and no line window (a file holding this text gets a window), and
+            # read_file shows it like a one-line file: the model is told the file is empty.
+            return ""
+        lines = text.split("\n")
+        header = next((i for i, line in enumerate(lines) if line.startswith("@@ ") and line.endswith(" @@")), None)
+        if header is None:
+            return text
+        body = "\n".join(lines[header + 1 :])
+        if raw_text is not None and raw_text in (body + "\n", body):
+            return raw_text
+        return body
+
+
+if __name__ == "__main__":
+    kit.serve(DeepAgents())

@@ -1,0 +1,110 @@
+"""Tests of the deepagents adapter's translations, against the real deepagents (needs `install`).
+
+    ~/.cache/skillspec/adapters/deepagents/venv/bin/python -m unittest \
+        discover -s runner/adapters/deepagents -p 'test_*.py'
+
+Each test builds a small tree in a temporary directory and drives the adapter's methods directly
+(the kit is imported without taking over stdio). What is checked is the translation: where the
+skills source lands in the backend, how read_file's presentation is undone, which answers become
+which codes; the suite itself judges deepagents.
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+
+os.environ["SKILLSPEC_KIT_NO_TAKEOVER"] = "1"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import adapter  # noqa: E402
+import skillspec_kit as kit  # noqa: E402
+
+
+def write(root, rel, data):
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+
+
+class Translation(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.realpath(self.tmp.name)
+        write(self.root, "skills/alpha/SKILL.md", "---\nname: alpha\ndescription: first\n---\n  Body\n\n")
+        write(self.root, "skills/alpha/references/nl.md", "two\nlines\n")
+        write(self.root, "skills/alpha/references/no-nl.md", "two\nlines")
+        write(self.root, "skills/alpha/references/empty.md", "")
+        write(self.root, "skills/alpha/references/blank.md", " \n\t\n")
+        write(self.root, "skills/alpha/references/reminder.md", adapter.EMPTY_CONTENT_WARNING)
+        self.rt = adapter.DeepAgents()
+
+    def tearDown(self):
+        self.rt.end_case()
+        self.tmp.cleanup()
+
+    def start(self, skills_root):
+        self.rt.start_case(kit.Config({"skills_root": skills_root, "python": "python3", "env": {}}), self.root)
+
+    def read(self, path, skill="alpha"):
+        return self.rt.call("skill_read_reference", {"skill": skill, "path": path})
+
+    def test_virtual_source(self):
+        self.assertEqual(adapter.virtual_source(self.root + "/skills", self.root), "/skills")
+        self.assertEqual(adapter.virtual_source(self.root, self.root), "/")
+        self.assertEqual(adapter.virtual_source("skills", self.root), "skills")
+        self.assertEqual(adapter.virtual_source(self.root + "x/skills", self.root), self.root + "x/skills")
+
+    def test_protocol_text_replaces_undecodable_bytes(self):
+        self.assertEqual(adapter.protocol_text(b"caf\xe9".decode("utf-8", "surrogateescape")), "caf\ufffd")
+
+    def test_discover_reports_directory_ids_and_pinned_body(self):
+        self.start(self.root + "/skills")
+        [entry] = self.rt.discover()
+        self.assertEqual((entry["id"], entry["name"], entry["body"]), ("alpha", "alpha", "  Body"))
+
+    def test_read_restores_exactly_the_file_text(self):
+        self.start(self.root + "/skills")
+        self.assertEqual(self.read("references/nl.md")["value"]["content"], "two\nlines\n")
+        self.assertEqual(self.read("references/no-nl.md")["value"]["content"], "two\nlines")
+        self.assertEqual(self.read("references/empty.md")["value"]["content"], "")
+        self.assertEqual(self.read("references/blank.md")["value"]["content"], "")  # told "empty"
+        self.assertEqual(self.read("references/reminder.md")["value"]["content"], adapter.EMPTY_CONTENT_WARNING)
+
+    def test_error_codes_come_from_the_agent(self):
+        self.start(self.root + "/skills")
+        self.assertEqual(self.read("references/missing.md")["error"]["code"], "not_found")
+        self.assertEqual(self.read("../alpha/SKILL.md")["error"]["code"], "invalid_path")
+        bad = self.rt.call("skill_read_reference", {"skill": 1, "path": "SKILL.md"})
+        self.assertEqual(bad["error"]["code"], "invalid_args")
+        self.assertEqual(self.rt.call("skill_read_reference", ["alpha", "SKILL.md"])["error"]["code"], "invalid_args")
+        run = self.rt.call("skill_run_script", {"skill": "alpha", "script": "scripts/x.py", "args": []})
+        self.assertEqual(run["error"]["code"], "unknown_tool")
+        self.assertEqual(self.rt.call("skill_run_script", "x")["error"]["code"], "unknown_tool")
+
+    def test_no_root_no_mapped_tool_and_prompt_equals_baseline(self):
+        self.start(None)
+        self.assertNotIn("skill_read_reference", self.rt.tools())
+        self.assertIn("read_file", self.rt.tools())
+        text, baseline = self.rt.prompt()
+        self.assertEqual(text, baseline)
+        self.assertEqual(self.read("SKILL.md")["error"]["code"], "unknown_tool")
+
+    def test_root_set_offers_the_mapped_tool_and_lists_the_skill(self):
+        self.start(self.root + "/skills")
+        self.assertIn("skill_read_reference", self.rt.tools())
+        text, baseline = self.rt.prompt()
+        self.assertIn("/skills/alpha/SKILL.md", text)
+        self.assertNotIn("alpha", baseline)
+
+    def test_messages_do_not_name_the_temporary_root(self):
+        os.symlink("/dev/zero", os.path.join(self.root, "skills/alpha/references/zero.md"))
+        self.start(self.root + "/skills")
+        result = self.read("references/zero.md")
+        self.assertEqual(result["error"]["code"], "invalid_path")
+        self.assertNotIn(self.root, result["error"]["message"])
+        self.assertIn("{root}", result["error"]["message"])
+
+
+if __name__ == "__main__":
+    unittest.main()
