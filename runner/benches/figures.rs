@@ -282,12 +282,15 @@ fn why_missed(figure: &str) -> &'static str {
          instead of a trimmed copy (a range into it), one path string instead of components \
          and path, and a `Vec` reserved from the number of skill directories found."
     } else if figure.contains("skill_run_script") {
-        "Measured apart (see Notes): the supervisor no longer adds measurable time (it reaps on \
-         a pidfd since this bench found 1 ms naps there); what remains is the bootstrap that \
-         runs the verified bytes: its builtin `compile()` makes CPython initialise its AST types \
-         (about 1 ms of CPU on 3.11: `-c 'import _ast'` and `-c 'compile(b\"pass\", ...)'` each \
-         cost that over `-c pass`, `-c 'exec(b\"pass\")'` does not), which `python3 file.py` \
-         never pays. `exec` of the bytes would avoid it, but the helper's code would then be \
+        "The Notes split the time, measured in this run. Fixed by this work: the runtime reaped \
+         the supervisor in 1 ms naps (now it waits on a pidfd), and the bootstrap imported \
+         `types`. What remains: (1) the supervisor, a second process per call (the runtime \
+         forks it, it forks the helper, then kills and reaps the helper's whole tree as a \
+         subreaper): the lifecycle guarantees of SPEC.md `run.process-group` rest on it, so it \
+         stays; (2) the bootstrap's builtin `compile()` of the verified bytes, which makes \
+         CPython initialise its AST types (about 1 ms of CPU on 3.11: `-c 'import _ast'` and \
+         `-c 'compile(b\"pass\", ...)'` each cost that over `-c pass`; `-c 'exec(b\"pass\")'` \
+         does not). `exec` of the bytes would avoid it, but the helper's code would then be \
          named `<string>` in its tracebacks and code objects instead of its real path; no fix \
          was found that keeps both."
     } else if figure.contains("time per skill") {
