@@ -54,7 +54,7 @@ pub const PASSED_ENV: [&str; 9] = [
 /// replaces stdin with the null device, drops the current directory from `sys.path`, sets
 /// `sys.argv` to the helper's real path and the arguments, and runs the bytes as `__main__` with
 /// `__file__` set to the real path.
-pub const BOOTSTRAP: &str = r#"import os, sys, types
+pub const BOOTSTRAP: &str = r#"import os, sys
 _path = sys.argv[1]
 _source = sys.stdin.buffer.read()
 _null = os.open(os.devnull, os.O_RDONLY)
@@ -63,7 +63,7 @@ os.close(_null)
 sys.stdin = open(0, "r", closefd=False)
 sys.argv = sys.argv[1:]
 sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd(), os.path.dirname(_path))]
-_main = types.ModuleType("__main__")
+_main = type(sys)("__main__")  # the module type, without importing `types`
 _main.__file__ = _path
 _main.__builtins__ = __builtins__
 sys.modules["__main__"] = _main

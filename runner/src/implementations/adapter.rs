@@ -205,27 +205,33 @@ impl Adapter {
         };
         drop(text);
         self.log("received", &line);
-        let value = match std::str::from_utf8(&line) {
-            Err(e) => Err(format!(
-                "the adapter sent a response line that is not valid UTF-8 (at byte {}): {}",
-                e.valid_up_to(),
-                transport::preview(&line)
-            )),
-            Ok(s) => serde_json::from_str::<serde_json::Value>(s).map_err(|e| {
-                format!(
-                    "the adapter sent a line that is not JSON ({e}): {}",
-                    transport::preview(&line)
-                )
-            }),
-        };
-        // Through a `Value`, so that a long line is never held in three copies at once.
-        drop(line);
-        let parsed = value.and_then(|v| {
-            serde_json::from_value::<Response>(v)
-                .map_err(|e| format!("the adapter sent a line that is not a protocol message: {e}"))
-        });
+        let parsed = decode_response(line);
         parsed.map_err(|m| self.fail(request, m))
     }
+}
+
+/// Decodes one response line as the runner reads it from an adapter: UTF-8, then JSON, then a
+/// protocol message; every failure is a message quoting (a bounded preview of) the line.
+pub fn decode_response(line: Vec<u8>) -> Result<Response, String> {
+    let value = match std::str::from_utf8(&line) {
+        Err(e) => Err(format!(
+            "the adapter sent a response line that is not valid UTF-8 (at byte {}): {}",
+            e.valid_up_to(),
+            transport::preview(&line)
+        )),
+        Ok(s) => serde_json::from_str::<serde_json::Value>(s).map_err(|e| {
+            format!(
+                "the adapter sent a line that is not JSON ({e}): {}",
+                transport::preview(&line)
+            )
+        }),
+    };
+    // Through a `Value`, so that a long line is never held in three copies at once.
+    drop(line);
+    value.and_then(|v| {
+        serde_json::from_value::<Response>(v)
+            .map_err(|e| format!("the adapter sent a line that is not a protocol message: {e}"))
+    })
 }
 
 impl Implementation for Adapter {
