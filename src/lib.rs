@@ -15,6 +15,8 @@
 //! - [`tools`], [`runtime`], [`prompt`], [`config`], [`interpreter`]: the host around them.
 //! - [`selection`], [`trust`], [`lifecycle`], [`profile`]: the `selection` and `trust` profile
 //!   (activation scoring, trust directories and the tool ceiling, the lifecycle tools).
+//! - [`mutants`]: deliberate defects for `skillspec mutants`, compiled out without the cargo
+//!   feature `mutants`.
 
 pub mod config;
 pub mod discovery;
@@ -22,6 +24,7 @@ pub mod frontmatter;
 pub mod interpreter;
 pub mod legacy;
 pub mod lifecycle;
+pub mod mutants;
 pub mod policy;
 pub mod process;
 pub mod profile;

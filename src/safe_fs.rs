@@ -160,6 +160,9 @@ pub fn list_dir(dir: BorrowedFd<'_>) -> io::Result<Vec<(Vec<u8>, EntryKind)>> {
 /// opened descriptor must show the same regular file (same device and inode): an entry swapped
 /// between the two calls is refused too.
 pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafError> {
+    if crate::mutants::active(crate::mutants::Mutant::ReadOpensFifo) {
+        return crate::mutants::open_then_check(dir, name);
+    }
     let before = match rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => st,
         Err(Errno::NOENT) => return Err(LeafError::NotFound),
@@ -203,6 +206,9 @@ pub fn read_capped(fd: impl AsFd, cap: u64) -> Result<Vec<u8>, LeafError> {
     let declared = u64::try_from(st.st_size).unwrap_or(0);
     if declared > cap {
         return Err(LeafError::TooLarge);
+    }
+    if crate::mutants::active(crate::mutants::Mutant::SizeCheckedOnStatOnly) {
+        return crate::mutants::read_to_end(fd);
     }
     let limit = cap.saturating_add(1);
     let mut buf: Vec<u8> = Vec::with_capacity(usize::try_from(declared.min(cap)).unwrap_or(0));

@@ -5,6 +5,8 @@
 //! reference path is `SKILL.md` or lies under `references/` and ends in an allowed extension; a
 //! script path lies under `scripts/` and ends in `.py`. Extensions are case-sensitive.
 
+use crate::mutants::{active, Mutant};
+
 /// Which tool the path is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PathScope {
@@ -53,7 +55,7 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
     if path.starts_with('/') {
         return Err(PathRule::Absolute);
     }
-    if path.contains('\\') {
+    if path.contains('\\') && !active(Mutant::ReadBackslashAllowed) {
         return Err(PathRule::Backslash);
     }
     if path.contains(':') {
@@ -66,6 +68,7 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
     if segments
         .iter()
         .any(|s| s.is_empty() || *s == "." || *s == "..")
+        && !active(Mutant::ReadDotDotAfterNormalise)
     {
         return Err(PathRule::BadSegment);
     }
@@ -79,7 +82,12 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
             }
             if !REFERENCE_EXTENSIONS
                 .iter()
-                .any(|ext| last.len() > ext.len() && last.ends_with(ext))
+                .any(|ext| {
+                    last.len() > ext.len()
+                        && (last.ends_with(ext)
+                            || (active(Mutant::ReadExtensionCaseInsensitive)
+                                && last.to_ascii_lowercase().ends_with(ext)))
+                })
             {
                 return Err(PathRule::Extension);
             }
@@ -92,6 +100,9 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
                 return Err(PathRule::Extension);
             }
         }
+    }
+    if active(Mutant::ReadDotDotAfterNormalise) {
+        return Ok(crate::mutants::normalise(&segments));
     }
     Ok(segments)
 }

@@ -152,6 +152,35 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         python: Option<PathBuf>,
     },
+    /// Run the suite against every mutant of the reference (deliberate defects) and report which
+    /// cases killed each; exit 1 when one survived (only built with the feature `mutants`).
+    #[cfg(feature = "mutants")]
+    Mutants {
+        /// Only this mutant (repeatable).
+        #[arg(long, value_name = "NAME")]
+        only: Vec<String>,
+        /// Only mutants whose name or clause contains this text.
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
+        /// How many mutants run at once (each in its own process).
+        #[arg(long, value_name = "N", default_value_t = 4)]
+        jobs: usize,
+        /// Also write the table as Markdown to this file.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+        /// The Python interpreter for helpers (default: the real executable behind python3).
+        #[arg(long, value_name = "PATH")]
+        python: Option<PathBuf>,
+        /// Seconds a case may go without an answer before the mutant's run counts it as hung.
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        stall: u64,
+        /// List the mutants (name, clause, what each does) and exit.
+        #[arg(long)]
+        list: bool,
+        /// Internal: run the suite in this process with this mutant (`none`: no mutant).
+        #[arg(long, value_name = "NAME", hide = true)]
+        worker: Option<String>,
+    },
     /// Write the embedded suite (spec-cases/, fixtures/, SPEC.md, PROTOCOL.md, the schemas,
     /// SUITE_VERSION) into DIR.
     Export {
@@ -245,6 +274,33 @@ fn main() -> ExitCode {
             python,
         } => smoke(adapter, timeout, python),
         Command::Export { dir, force } => export(&dir, force),
+        #[cfg(feature = "mutants")]
+        Command::Mutants {
+            only,
+            filter,
+            jobs,
+            report,
+            python,
+            stall,
+            list,
+            worker,
+        } => {
+            use skillspec_runner::mutants;
+            if let Some(name) = worker {
+                mutants::worker(&name, python.as_deref())
+            } else if list {
+                emit(&mutants::list())
+            } else {
+                mutants::run(&mutants::Options {
+                    only,
+                    filter,
+                    jobs,
+                    report,
+                    python,
+                    stall,
+                })
+            }
+        }
     }
 }
 
