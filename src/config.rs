@@ -71,10 +71,12 @@ impl Config {
     pub fn timeout_ms(&self) -> u64 {
         self.timeout_ms
             .as_deref()
-            .map(|t| match crate::mutants::active(crate::mutants::Mutant::TimeoutSettingLenient) {
-                true => t.trim().trim_start_matches('+'),
-                false => t,
-            })
+            .map(
+                |t| match crate::mutants::active(crate::mutants::Mutant::TimeoutSettingLenient) {
+                    true => t.trim().trim_start_matches('+'),
+                    false => t,
+                },
+            )
             .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|t| t.parse::<u64>().ok())
             .filter(|ms| (1..=MAX_TIMEOUT_MS).contains(ms))

@@ -281,11 +281,14 @@ fn walk(
                 detail: "symlinks below the root are never followed".into(),
             }),
             EntryKind::Directory
-                if depth > MAX_DEPTH + usize::from(active(Mutant::DiscoveryDepthOffByOne)) => skipped.push(Skip {
-                path: here,
-                reason: SkipReason::TooDeep,
-                detail: format!("deeper than {MAX_DEPTH} levels below the root"),
-            }),
+                if depth > MAX_DEPTH + usize::from(active(Mutant::DiscoveryDepthOffByOne)) =>
+            {
+                skipped.push(Skip {
+                    path: here,
+                    reason: SkipReason::TooDeep,
+                    detail: format!("deeper than {MAX_DEPTH} levels below the root"),
+                })
+            }
             EntryKind::Directory => {
                 let name = OsStr::from_bytes(path.last().map(Vec::as_slice).unwrap_or_default());
                 let opened = if active(Mutant::DiscoveryFollowsDirSymlink) {
@@ -340,24 +343,24 @@ fn read_guide_file(dir: BorrowedFd<'_>, file: &str) -> Result<String, (SkipReaso
         safe_fs::read_regular(dir, OsStr::new(file), cap)
     };
     let bytes = read.map_err(|e| match e {
-            LeafError::NotFound => (
-                SkipReason::Unreadable,
-                format!("{file} vanished during the scan"),
-            ),
-            LeafError::Symlink => (
-                SkipReason::Symlink,
-                format!("{file} is a symlink and is never read"),
-            ),
-            LeafError::NotRegular => (
-                SkipReason::NotRegular,
-                format!("{file} is not a regular file"),
-            ),
-            LeafError::TooLarge => (
-                SkipReason::TooLarge,
-                format!("{file} is larger than {MAX_GUIDE_BYTES} bytes"),
-            ),
-            LeafError::Unreadable(msg) => (SkipReason::Unreadable, format!("{file}: {msg}")),
-        })?;
+        LeafError::NotFound => (
+            SkipReason::Unreadable,
+            format!("{file} vanished during the scan"),
+        ),
+        LeafError::Symlink => (
+            SkipReason::Symlink,
+            format!("{file} is a symlink and is never read"),
+        ),
+        LeafError::NotRegular => (
+            SkipReason::NotRegular,
+            format!("{file} is not a regular file"),
+        ),
+        LeafError::TooLarge => (
+            SkipReason::TooLarge,
+            format!("{file} is larger than {MAX_GUIDE_BYTES} bytes"),
+        ),
+        LeafError::Unreadable(msg) => (SkipReason::Unreadable, format!("{file}: {msg}")),
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         (
             SkipReason::NotUtf8,

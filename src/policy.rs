@@ -79,7 +79,9 @@ impl Policy {
         };
         if active(Mutant::PolicySkipsBadEntry) {
             if let Ok(values) = serde_json::from_str::<Vec<serde_json::Value>>(text) {
-                let kept = values.into_iter().filter_map(|v| serde_json::from_value(v).ok());
+                let kept = values
+                    .into_iter()
+                    .filter_map(|v| serde_json::from_value(v).ok());
                 return Policy::Valid(kept.filter(|e: &Approval| hex_ok(&e.sha256)).collect());
             }
         }
@@ -114,17 +116,15 @@ impl Policy {
     /// Whether this exact skill + script + hash is approved.
     pub fn approves(&self, skill: &str, script: &str, sha256: &str) -> bool {
         match self {
-            Policy::Valid(entries) => entries
-                .iter()
-                .any(|e| {
-                    let same_skill = e.skill == skill
-                        || (active(Mutant::PolicySkillCaseInsensitive)
-                            && e.skill.eq_ignore_ascii_case(skill));
-                    let same_hash = e.sha256 == sha256
-                        || (active(Mutant::PolicyUppercaseHex)
-                            && e.sha256.eq_ignore_ascii_case(sha256));
-                    same_skill && e.script == script && same_hash
-                }),
+            Policy::Valid(entries) => entries.iter().any(|e| {
+                let same_skill = e.skill == skill
+                    || (active(Mutant::PolicySkillCaseInsensitive)
+                        && e.skill.eq_ignore_ascii_case(skill));
+                let same_hash = e.sha256 == sha256
+                    || (active(Mutant::PolicyUppercaseHex)
+                        && e.sha256.eq_ignore_ascii_case(sha256));
+                same_skill && e.script == script && same_hash
+            }),
             _ => false,
         }
     }

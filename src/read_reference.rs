@@ -143,7 +143,11 @@ pub fn read_reference(root: &OwnedFd, discovery: &Discovery, args: &Value) -> To
     }
     .map_err(|e| leaf_error(e, cap))?;
     if active(Mutant::ReadNotUtf8Lossy) {
-        return Ok(mutants::read_result(skill, path, String::from_utf8_lossy(&bytes)));
+        return Ok(mutants::read_result(
+            skill,
+            path,
+            String::from_utf8_lossy(&bytes),
+        ));
     }
     let content = String::from_utf8(bytes).map_err(|e| {
         ToolError::new(

@@ -160,7 +160,9 @@ pub fn run_script(
         if config.allow_trading {
             return Ok(());
         }
-        if let Some(hit) = trading::check_helper_name(leaf).filter(|_| !active(Mutant::TradingArgsOnly)) {
+        if let Some(hit) =
+            trading::check_helper_name(leaf).filter(|_| !active(Mutant::TradingArgsOnly))
+        {
             return Err(ToolError::new(
                 ErrorCode::BlockedTool,
                 format!("the helper name `{leaf}` is on the trading blocklist: {hit}"),
@@ -277,7 +279,10 @@ pub fn run_script(
     if active(Mutant::RunFromDisk) {
         command.arg("-I").arg(&real_path);
     } else if active(Mutant::IsolationKeepsScriptDir) {
-        command.arg("-c").arg(mutants::bootstrap_keeping_path(BOOTSTRAP)).arg(&real_path);
+        command
+            .arg("-c")
+            .arg(mutants::bootstrap_keeping_path(BOOTSTRAP))
+            .arg(&real_path);
     } else {
         command.arg("-I").arg("-c").arg(BOOTSTRAP).arg(&real_path);
     }
@@ -287,7 +292,10 @@ pub fn run_script(
             command.env(key, v);
         }
     }
-    for (key, m) in [("HOME", Mutant::EnvLeaksHome), ("GITHUB_TOKEN", Mutant::EnvLeaksCredential)] {
+    for (key, m) in [
+        ("HOME", Mutant::EnvLeaksHome),
+        ("GITHUB_TOKEN", Mutant::EnvLeaksCredential),
+    ] {
         if let Some(v) = config.host_env.get(key).filter(|_| active(m)) {
             command.env(key, v);
         }

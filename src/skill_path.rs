@@ -80,15 +80,12 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
             if !in_scope {
                 return Err(PathRule::OutOfScope);
             }
-            if !REFERENCE_EXTENSIONS
-                .iter()
-                .any(|ext| {
-                    last.len() > ext.len()
-                        && (last.ends_with(ext)
-                            || (active(Mutant::ReadExtensionCaseInsensitive)
-                                && last.to_ascii_lowercase().ends_with(ext)))
-                })
-            {
+            if !REFERENCE_EXTENSIONS.iter().any(|ext| {
+                last.len() > ext.len()
+                    && (last.ends_with(ext)
+                        || (active(Mutant::ReadExtensionCaseInsensitive)
+                            && last.to_ascii_lowercase().ends_with(ext)))
+            }) {
                 return Err(PathRule::Extension);
             }
         }

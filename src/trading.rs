@@ -185,11 +185,11 @@ pub fn tokens(text: &str) -> Vec<String> {
         true => text.to_owned(),
         false => fold(text),
     }
-        .split(|c: char| !is_token_char(c))
-        .map(|t| t.trim_start_matches('-'))
-        .filter(|t| !t.is_empty())
-        .map(str::to_owned)
-        .collect()
+    .split(|c: char| !is_token_char(c))
+    .map(|t| t.trim_start_matches('-'))
+    .filter(|t| !t.is_empty())
+    .map(str::to_owned)
+    .collect()
 }
 
 /// The rule that blocks `token` (one token, as [`tokens`] gives it), if any: the first matching

@@ -99,7 +99,8 @@ pub const READ_ONLY_TOOLS: [&str; 8] = [
 /// The tools of `tools` that remain available when skills of these trust levels are active:
 /// all of them when none is Installed, else only the read-only ones.
 pub fn ceiling(tools: &[String], active: impl IntoIterator<Item = Trust>) -> Vec<String> {
-    let lowest = match crate::mutants::active(crate::mutants::Mutant::TrustCeilingIgnoresInstalled) {
+    let lowest = match crate::mutants::active(crate::mutants::Mutant::TrustCeilingIgnoresInstalled)
+    {
         true => active.into_iter().max(),
         false => active.into_iter().min(),
     };

@@ -174,6 +174,16 @@ enum Command {
         /// Seconds a case may go without an answer before the mutant's run counts it as hung.
         #[arg(long, value_name = "SECS", default_value_t = 60)]
         stall: u64,
+        /// Run the cases of this directory instead of the embedded suite (while writing a case).
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+        /// Only the cases whose id or clause matches (while writing a case: the table is partial).
+        #[arg(long, value_name = "PATTERN")]
+        case_filter: Option<String>,
+        /// Stop each mutant's run after this many kills (0: the whole suite, every kill counted).
+        /// The cases citing the mutant's clause run first, then its area, then the rest.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        stop_after: usize,
         /// List the mutants (name, clause, what each does) and exit.
         #[arg(long)]
         list: bool,
@@ -282,12 +292,20 @@ fn main() -> ExitCode {
             report,
             python,
             stall,
+            cases,
+            case_filter,
+            stop_after,
             list,
             worker,
         } => {
             use skillspec_runner::mutants;
             if let Some(name) = worker {
-                mutants::worker(&name, python.as_deref())
+                let suite = mutants::WorkerSuite {
+                    cases,
+                    case_filter,
+                    stop_after,
+                };
+                mutants::worker(&name, python.as_deref(), &suite)
             } else if list {
                 emit(&mutants::list())
             } else {
@@ -298,6 +316,9 @@ fn main() -> ExitCode {
                     report,
                     python,
                     stall,
+                    cases,
+                    case_filter,
+                    stop_after,
                 })
             }
         }

@@ -7,10 +7,11 @@
 //! Each mutant runs in a child process of this program (`mutants --worker NAME`), so the choice
 //! of mutant is process-global and set once, a crash or a hang stays isolated, and several
 //! mutants run at once (`--jobs`, default 4: most of a suite run is waiting for helpers). The
-//! unmutated reference runs the same way first-class beside them as the baseline, which must
-//! pass every case it runs. A worker prints one line per case (`start INDEX ID`, then
-//! `end INDEX ID STATUS`); a case that makes no progress for `--stall` seconds (a hang) stops
-//! that mutant's run, and the hung case counts as killing it.
+//! unmutated reference runs the same way beside them as the baseline, which must pass every case
+//! it runs. A worker prints one line per case (`start INDEX ID`, then `end INDEX ID STATUS`); a
+//! case that fails is run again and counts only when it fails again (a timing case can fail once
+//! on a loaded machine: `flaky INDEX ID`); a case that makes no progress for `--stall` seconds (a
+//! hang) stops that mutant's run, and the hung case counts as killing it.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write as _};
@@ -37,6 +38,10 @@ pub struct Outcome {
     pub killers: Vec<String>,
     /// Cases that passed.
     pub passed: usize,
+    /// The run stopped after `--stop-after` kills: there may be more.
+    pub stopped_early: bool,
+    /// Cases that failed once and passed when run again (not counted as kills).
+    pub flaky: Vec<String>,
     /// Why the run stopped early (a hung case, a crashed worker), if it did.
     pub stopped: Option<String>,
     pub wall: Duration,
@@ -64,7 +69,8 @@ impl Outcome {
         if self.killers.len() > SHOWN_IDS {
             shown.push("…");
         }
-        let mut cell = format!("{}: {}", self.killers.len(), shown.join(", "));
+        let more = if self.stopped_early { "+" } else { "" };
+        let mut cell = format!("{}{more}: {}", self.killers.len(), shown.join(", "));
         if let Some(why) = &self.stopped {
             cell.push_str(&format!(" ({why})"));
         }
@@ -84,6 +90,21 @@ pub struct Options {
     pub python: Option<PathBuf>,
     /// Seconds a case may make no progress before the mutant's run is stopped as hung.
     pub stall: u64,
+    /// Run the cases of this directory instead of the embedded suite (while writing a case).
+    pub cases: Option<PathBuf>,
+    /// Only the cases whose id or clause matches (while writing a case; the table is partial).
+    pub case_filter: Option<String>,
+    /// Stop each mutant's run after this many kills (0: the whole suite, every kill counted).
+    pub stop_after: usize,
+}
+
+/// What a worker runs: the suite and the cases of it.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerSuite {
+    pub cases: Option<PathBuf>,
+    pub case_filter: Option<String>,
+    /// Stop after this many kills (0: run every case and count them all).
+    pub stop_after: usize,
 }
 
 /// Lists the catalogue.
@@ -163,11 +184,16 @@ pub fn run(opts: &Options) -> ExitCode {
         let tx = tx.clone();
         let exe = exe.clone();
         let python = opts.python.clone();
+        let suite = WorkerSuite {
+            cases: opts.cases.clone(),
+            case_filter: opts.case_filter.clone(),
+            stop_after: opts.stop_after,
+        };
         let stall = Duration::from_secs(opts.stall.max(1));
         threads.push(std::thread::spawn(move || loop {
             let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
             let Some(name) = next else { break };
-            let outcome = supervise_worker(&exe, &name, python.as_deref(), stall);
+            let outcome = supervise_worker(&exe, &name, python.as_deref(), &suite, stall);
             if tx.send((name, outcome)).is_err() {
                 break;
             }
@@ -185,12 +211,19 @@ pub fn run(opts: &Options) -> ExitCode {
         println!(
             "  {name:<38} {mark:<8} {:>5.1} s  {}",
             outcome.wall.as_secs_f64(),
-            if name == BASELINE {
+            if name == BASELINE && !outcome.killed() {
                 format!("{} case(s) passed", outcome.passed)
             } else {
                 outcome.cell()
             }
         );
+        if !outcome.flaky.is_empty() {
+            println!(
+                "  {:<38} (failed once, then passed: {})",
+                "",
+                outcome.flaky.join(", ")
+            );
+        }
         let _ = std::io::stdout().flush();
         results.push((name, outcome));
     }
@@ -242,7 +275,7 @@ pub fn run(opts: &Options) -> ExitCode {
 /// on the same code is the last one (`Run time:`).
 pub fn markdown(rows: &[(Mutant, Outcome)], baseline: &Outcome, wall: Duration) -> String {
     let mut out = String::from(
-        "# Mutants\n\nEach row is a deliberate defect of the reference (`src/mutants.rs`), run against the whole suite by `skillspec mutants` (README.md, \"Mutants\"). *Killed by* lists how many cases failed against it and the first of them; SURVIVED would mean a case is missing.\n\n| mutant | clause | what it does | killed by |\n|---|---|---|---|\n",
+        "# Mutants\n\nEach row is a deliberate defect of the reference (`src/mutants.rs`), run against the suite by `skillspec mutants` (README.md, \"Mutants\"). *Killed by* gives how many cases failed against it (twice: a failure must reproduce) and the first of them; the cases citing the mutant's clause run first, then its area's, then the rest, and `N+` means the run stopped after N kills (`--stop-after`). SURVIVED would mean a case is missing: a survivor has run every case.\n\n| mutant | clause | what it does | killed by |\n|---|---|---|---|\n",
     );
     for (m, o) in rows {
         out.push_str(&format!(
@@ -265,7 +298,13 @@ pub fn markdown(rows: &[(Mutant, Outcome)], baseline: &Outcome, wall: Duration) 
 }
 
 /// Runs one worker and follows its progress; a case that makes no progress for `stall` stops it.
-fn supervise_worker(exe: &Path, name: &str, python: Option<&Path>, stall: Duration) -> Outcome {
+fn supervise_worker(
+    exe: &Path,
+    name: &str,
+    python: Option<&Path>,
+    suite: &WorkerSuite,
+    stall: Duration,
+) -> Outcome {
     let started = Instant::now();
     let mut command = Command::new(exe);
     command
@@ -275,6 +314,15 @@ fn supervise_worker(exe: &Path, name: &str, python: Option<&Path>, stall: Durati
         .stderr(Stdio::null());
     if let Some(p) = python {
         command.arg("--python").arg(p);
+    }
+    if let Some(dir) = &suite.cases {
+        command.arg("--cases").arg(dir);
+    }
+    if let Some(f) = &suite.case_filter {
+        command.arg("--case-filter").arg(f);
+    }
+    if suite.stop_after > 0 && name != BASELINE {
+        command.arg("--stop-after").arg(suite.stop_after.to_string());
     }
     let mut child = match command.spawn() {
         Ok(c) => c,
@@ -314,7 +362,12 @@ fn supervise_worker(exe: &Path, name: &str, python: Option<&Path>, stall: Durati
                             _ => {}
                         }
                     }
+                    ["flaky", _, id] => outcome.flaky.push((*id).to_owned()),
                     ["finished"] => finished = true,
+                    ["stopped"] => {
+                        finished = true;
+                        outcome.stopped_early = true;
+                    }
                     _ => {}
                 }
             }
@@ -362,7 +415,7 @@ fn stop(child: &mut std::process::Child) {
 
 /// `skillspec mutants --worker NAME`: switches the mutant on (`none`: the unmutated reference)
 /// and runs the embedded suite in-process, one progress line per case.
-pub fn worker(name: &str, python: Option<&Path>) -> ExitCode {
+pub fn worker(name: &str, python: Option<&Path>, which: &WorkerSuite) -> ExitCode {
     if name != BASELINE {
         let Some(m) = Mutant::parse(name) else {
             eprintln!("skillspec mutants: no mutant is named {name}");
@@ -374,7 +427,11 @@ pub fn worker(name: &str, python: Option<&Path>) -> ExitCode {
         }
     }
     crate::hold_inherited_descriptor();
-    let suite = match crate::suite::load_embedded() {
+    let loaded = match &which.cases {
+        Some(dir) => crate::cases::load_dir(dir),
+        None => crate::suite::load_embedded(),
+    };
+    let suite = match loaded {
         Ok(s) => s,
         Err(errors) => {
             for e in errors {
@@ -388,7 +445,7 @@ pub fn worker(name: &str, python: Option<&Path>) -> ExitCode {
     }
     let fixtures = match crate::suite::fixtures_for(
         None,
-        None,
+        which.cases.as_deref(),
         crate::suite::copies_fixtures(suite.cases.iter()),
     ) {
         Ok(f) => f,
@@ -403,20 +460,66 @@ pub fn worker(name: &str, python: Option<&Path>) -> ExitCode {
         python: execution::python::resolve(python).unwrap_or_else(|_| "python3".into()),
     };
     let mut imp = Reference::default();
-    let mut stdout = std::io::stdout();
-    for (i, case) in suite.cases.iter().enumerate() {
-        let _ = writeln!(stdout, "start {i} {}", case.id);
-        let _ = stdout.flush();
-        let outcome = execution::run_case(case, &mut imp, &opts, i as u64 + 1);
-        let word = match outcome.status {
+    let mut selected: Vec<(usize, &crate::cases::Case)> = suite
+        .cases
+        .iter()
+        .filter(|c| {
+            which
+                .case_filter
+                .as_deref()
+                .is_none_or(|p| crate::filter_matches(p, c))
+        })
+        .enumerate()
+        .collect();
+    // With a mutant, the cases citing its clause run first, then the rest of its area.
+    if let Some(m) = Mutant::parse(name) {
+        let area = m.clause().split('.').next().unwrap_or_default();
+        selected.sort_by_key(|(i, c)| {
+            let cites = |p: &dyn Fn(&str) -> bool| c.clauses.iter().any(|k| p(k));
+            let rank = if cites(&|k| k == m.clause()) {
+                0
+            } else if cites(&|k| k.split('.').next() == Some(area)) {
+                1
+            } else {
+                2
+            };
+            (rank, *i)
+        });
+    }
+    let mut kills = 0;
+    // A parent that went away (a closed pipe) ends the worker.
+    let say = |line: String| {
+        let mut stdout = std::io::stdout().lock();
+        if writeln!(stdout, "{line}").and_then(|()| stdout.flush()).is_err() {
+            std::process::exit(1);
+        }
+    };
+    for (i, case) in selected {
+        if which.stop_after > 0 && kills >= which.stop_after {
+            say("stopped".into());
+            return ExitCode::SUCCESS;
+        }
+        say(format!("start {i} {}", case.id));
+        let word = |status: &Status| match status {
             Status::Pass => "pass",
             Status::Fail(_) => "fail",
             Status::Error { .. } => "error",
             _ => "other",
         };
-        let _ = writeln!(stdout, "end {i} {} {word}", case.id);
-        let _ = stdout.flush();
+        let mut outcome = execution::run_case(case, &mut imp, &opts, i as u64 + 1);
+        // A failure must reproduce to count: on a loaded machine a timing case can fail once.
+        if matches!(outcome.status, Status::Fail(_) | Status::Error { .. }) {
+            let again = execution::run_case(case, &mut imp, &opts, i as u64 + 1);
+            if again.status == Status::Pass {
+                outcome.status = Status::Skipped("flaky".into());
+                say(format!("flaky {i} {}", case.id));
+            } else {
+                kills += 1;
+            }
+        }
+        let word = word(&outcome.status);
+        say(format!("end {i} {} {word}", case.id));
     }
-    let _ = writeln!(stdout, "finished");
+    say("finished".into());
     ExitCode::SUCCESS
 }
