@@ -79,8 +79,6 @@ catalogue! {
         "extensions are compared case-insensitively (`.MD` is read)";
     ReadCapExclusive = "read-cap-exclusive", "read.size",
         "a reference of exactly 262144 bytes is too large (the cap is exclusive)";
-    SizeCheckedOnStatOnly = "size-checked-on-stat-only", "read.size",
-        "the size cap is checked on fstat only; the file is then read to its end, however long";
     ReadOpensFifo = "read-opens-fifo", "read.regular-file",
         "the leaf is opened (blocking, without looking first) before its type is checked, so a FIFO hangs the call";
     ReadNotUtf8Lossy = "read-not-utf8-lossy", "read.utf8",
@@ -138,7 +136,7 @@ catalogue! {
     CwdByPath = "cwd-by-path", "run.exec",
         "the working directory is entered by the configured root path and skill path, not by the checked descriptor";
     InheritedDescriptorLeak = "inherited-descriptor-leak", "run.exec",
-        "descriptors the runtime holds without close-on-exec are inherited by the helper";
+        "descriptors above 2 are not closed before the interpreter starts: the helper inherits the runtime's pipes";
     IsolationKeepsScriptDir = "isolation-keeps-script-dir", "run.isolation",
         "the helper's directory stays on sys.path (the interpreter runs without -I)";
     EnvLeaksHome = "env-leaks-home", "run.env",
@@ -316,20 +314,6 @@ pub fn open_then_check(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, Lea
         return Err(LeafError::NotRegular);
     }
     Ok(fd)
-}
-
-/// Reads `fd` to its end, without a cap.
-pub fn read_to_end(fd: BorrowedFd<'_>) -> Result<Vec<u8>, LeafError> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 64 * 1024];
-    loop {
-        match rustix::io::read(fd, &mut chunk) {
-            Ok(0) => return Ok(buf),
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            Err(Errno::INTR) => continue,
-            Err(e) => return Err(LeafError::Unreadable(e.to_string())),
-        }
-    }
 }
 
 /// The trading list matched case-sensitively.

@@ -207,9 +207,6 @@ pub fn read_capped(fd: impl AsFd, cap: u64) -> Result<Vec<u8>, LeafError> {
     if declared > cap {
         return Err(LeafError::TooLarge);
     }
-    if crate::mutants::active(crate::mutants::Mutant::SizeCheckedOnStatOnly) {
-        return crate::mutants::read_to_end(fd);
-    }
     let limit = cap.saturating_add(1);
     let mut buf: Vec<u8> = Vec::with_capacity(usize::try_from(declared.min(cap)).unwrap_or(0));
     let mut chunk = [0u8; 64 * 1024];

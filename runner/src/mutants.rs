@@ -322,7 +322,9 @@ fn supervise_worker(
         command.arg("--case-filter").arg(f);
     }
     if suite.stop_after > 0 && name != BASELINE {
-        command.arg("--stop-after").arg(suite.stop_after.to_string());
+        command
+            .arg("--stop-after")
+            .arg(suite.stop_after.to_string());
     }
     let mut child = match command.spawn() {
         Ok(c) => c,
@@ -490,7 +492,10 @@ pub fn worker(name: &str, python: Option<&Path>, which: &WorkerSuite) -> ExitCod
     // A parent that went away (a closed pipe) ends the worker.
     let say = |line: String| {
         let mut stdout = std::io::stdout().lock();
-        if writeln!(stdout, "{line}").and_then(|()| stdout.flush()).is_err() {
+        if writeln!(stdout, "{line}")
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
             std::process::exit(1);
         }
     };

@@ -349,7 +349,7 @@ unsafe fn close_from(first: RawFd) {
 /// Moves the descriptors in `needed` to `S_STDIN_R..=S_CWD` (a `-1` slot stays closed) and closes
 /// everything else above the standard descriptors: copies of other helpers' pipes that other
 /// threads of the runtime held at the moment of the fork must not stay open in this process.
-unsafe fn arrange(needed: &[RawFd; 8], leaky: bool) -> bool {
+unsafe fn arrange(needed: &[RawFd; 8]) -> bool {
     let mut high = [-1; 8];
     for (i, fd) in needed.iter().enumerate() {
         if *fd >= 0 {
@@ -369,9 +369,7 @@ unsafe fn arrange(needed: &[RawFd; 8], leaky: bool) -> bool {
             libc::close(slot);
         }
     }
-    if !leaky {
-        close_from(S_FIRST_FREE);
-    }
+    close_from(S_FIRST_FREE);
     true
 }
 
@@ -392,7 +390,7 @@ unsafe fn supervise(needed: &[RawFd; 8], prepared: &Prepared, leaky: bool, kill:
         set_signal(sig, libc::SIG_IGN);
     }
     clear_signal_mask();
-    if !arrange(needed, leaky) {
+    if !arrange(needed) {
         // No report pipe can be trusted here; the runtime sees end of file and reports a failure.
         libc::_exit(1);
     }
