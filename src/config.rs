@@ -80,6 +80,12 @@ impl Config {
 /// A timeout setting read by the rules of SPEC.md `run.timeout` (also used by `hitl.timeout`).
 pub fn parse_timeout_ms(setting: Option<&str>) -> u64 {
     setting
+        .map(
+            |t| match crate::mutants::active(crate::mutants::Mutant::TimeoutSettingLenient) {
+                true => t.trim().trim_start_matches('+'),
+                false => t,
+            },
+        )
         .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|t| t.parse::<u64>().ok())
         .filter(|ms| (1..=MAX_TIMEOUT_MS).contains(ms))

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::frontmatter;
 use crate::legacy;
+use crate::mutants::{self, active, Mutant};
 use crate::safe_fs::{self, DirError, EntryKind, LeafError};
 use crate::yaml::{self, Value};
 
@@ -202,7 +203,10 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
         by_name.entry(name).or_default().push(c);
     }
     let mut loaded = Vec::new();
-    for (name, group) in by_name {
+    for (name, mut group) in by_name {
+        if active(Mutant::DiscoveryDuplicateKeepsFirst) {
+            group.truncate(1);
+        }
         if group.len() > 1 {
             // One line per directory, naming how many share the id (not all of them: n records
             // listing n paths each would cost O(n²) for a tree built to exploit it).
@@ -235,6 +239,9 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
     }
     // BTreeMap iteration is already in byte order of the names; sort again for clarity.
     loaded.sort_by(|a: &Guide, b: &Guide| a.id.as_bytes().cmp(b.id.as_bytes()));
+    if active(Mutant::DiscoveryOrderCaseInsensitive) {
+        loaded.sort_by_key(|g| g.id.to_lowercase());
+    }
     skipped.sort_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
     Discovery {
         loaded,
@@ -261,7 +268,10 @@ fn walk(
         }
     };
     let depth = path.len() + 1;
-    for (name, kind) in entries {
+    for (name, mut kind) in entries {
+        if kind == EntryKind::Symlink && active(Mutant::DiscoveryFollowsDirSymlink) {
+            kind = EntryKind::Directory;
+        }
         path.push(name);
         let here = join_display(path);
         match kind {
@@ -270,14 +280,23 @@ fn walk(
                 reason: SkipReason::Symlink,
                 detail: "symlinks below the root are never followed".into(),
             }),
-            EntryKind::Directory if depth > MAX_DEPTH => skipped.push(Skip {
-                path: here,
-                reason: SkipReason::TooDeep,
-                detail: format!("deeper than {MAX_DEPTH} levels below the root"),
-            }),
+            EntryKind::Directory
+                if depth > MAX_DEPTH + usize::from(active(Mutant::DiscoveryDepthOffByOne)) =>
+            {
+                skipped.push(Skip {
+                    path: here,
+                    reason: SkipReason::TooDeep,
+                    detail: format!("deeper than {MAX_DEPTH} levels below the root"),
+                })
+            }
             EntryKind::Directory => {
                 let name = OsStr::from_bytes(path.last().map(Vec::as_slice).unwrap_or_default());
-                match safe_fs::open_subdir(dir, name) {
+                let opened = if active(Mutant::DiscoveryFollowsDirSymlink) {
+                    mutants::open_dir_following(dir, name)
+                } else {
+                    safe_fs::open_subdir(dir, name)
+                };
+                match opened {
                     Ok(sub) => match safe_fs::entry_kind(sub.as_fd(), OsStr::new("SKILL.md")) {
                         Ok(Some(_)) => candidates.push(Candidate {
                             components: path.clone(),
@@ -313,26 +332,35 @@ fn walk(
 
 /// Reads one of the two guide files of a skill directory.
 fn read_guide_file(dir: BorrowedFd<'_>, file: &str) -> Result<String, (SkipReason, String)> {
-    let bytes =
-        safe_fs::read_regular(dir, OsStr::new(file), MAX_GUIDE_BYTES).map_err(|e| match e {
-            LeafError::NotFound => (
-                SkipReason::Unreadable,
-                format!("{file} vanished during the scan"),
-            ),
-            LeafError::Symlink => (
-                SkipReason::Symlink,
-                format!("{file} is a symlink and is never read"),
-            ),
-            LeafError::NotRegular => (
-                SkipReason::NotRegular,
-                format!("{file} is not a regular file"),
-            ),
-            LeafError::TooLarge => (
-                SkipReason::TooLarge,
-                format!("{file} is larger than {MAX_GUIDE_BYTES} bytes"),
-            ),
-            LeafError::Unreadable(msg) => (SkipReason::Unreadable, format!("{file}: {msg}")),
-        })?;
+    let cap = MAX_GUIDE_BYTES - u64::from(active(Mutant::DiscoveryGuideCapExclusive));
+    let follow = match file {
+        "SKILL.md" => active(Mutant::DiscoveryFollowsSkillMdSymlink),
+        _ => active(Mutant::DiscoveryFollowsSkillYmlSymlink),
+    };
+    let read = if follow {
+        mutants::read_following(dir, OsStr::new(file), cap)
+    } else {
+        safe_fs::read_regular(dir, OsStr::new(file), cap)
+    };
+    let bytes = read.map_err(|e| match e {
+        LeafError::NotFound => (
+            SkipReason::Unreadable,
+            format!("{file} vanished during the scan"),
+        ),
+        LeafError::Symlink => (
+            SkipReason::Symlink,
+            format!("{file} is a symlink and is never read"),
+        ),
+        LeafError::NotRegular => (
+            SkipReason::NotRegular,
+            format!("{file} is not a regular file"),
+        ),
+        LeafError::TooLarge => (
+            SkipReason::TooLarge,
+            format!("{file} is larger than {MAX_GUIDE_BYTES} bytes"),
+        ),
+        LeafError::Unreadable(msg) => (SkipReason::Unreadable, format!("{file}: {msg}")),
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         (
             SkipReason::NotUtf8,
@@ -348,7 +376,7 @@ fn read_guide_file(dir: BorrowedFd<'_>, file: &str) -> Result<String, (SkipReaso
 /// prompt writes ids in backticks; one inside would end the code span).
 fn valid_id(bytes: &[u8]) -> Option<String> {
     let s = std::str::from_utf8(bytes).ok()?;
-    if s.chars().any(|c| c.is_control() || c == '`') {
+    if s.chars().any(|c| c.is_control() || c == '`') && !active(Mutant::DiscoveryIdControlAllowed) {
         return None;
     }
     Some(s.to_owned())

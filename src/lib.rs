@@ -17,6 +17,8 @@
 //!   (activation scoring, trust directories and the tool ceiling, the lifecycle tools).
 //! - [`hitl`]: the `hitl` profile (`read_skill`, `read_skill_file`, the human-confirmed
 //!   `run_skill_script`).
+//! - [`mutants`]: deliberate defects for `skillspec mutants`, compiled out without the cargo
+//!   feature `mutants`.
 
 pub mod config;
 pub mod discovery;
@@ -25,6 +27,7 @@ pub mod hitl;
 pub mod interpreter;
 pub mod legacy;
 pub mod lifecycle;
+pub mod mutants;
 pub mod policy;
 pub mod process;
 pub mod profile;

@@ -193,6 +193,7 @@ pub fn read_archive(bytes: &[u8], name: &str) -> Result<Vec<ArchiveEntry>, Strin
             b'0' | 0 => false,
             b'5' => true,
             b'1' => return Err(format!("`{shown}` is a hard link")),
+            b'2' if crate::mutants::active(crate::mutants::Mutant::ArchiveLinkAccepted) => false,
             b'2' => return Err(format!("`{shown}` is a symlink")),
             other => {
                 return Err(format!(

@@ -7,6 +7,8 @@
 
 use serde::Deserialize;
 
+use crate::mutants::{active, Mutant};
+
 /// One approval: this exact helper of this skill, with these bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approval {
@@ -75,6 +77,14 @@ impl Policy {
         let Some(text) = raw else {
             return Policy::Unset;
         };
+        if active(Mutant::PolicySkipsBadEntry) {
+            if let Ok(values) = serde_json::from_str::<Vec<serde_json::Value>>(text) {
+                let kept = values
+                    .into_iter()
+                    .filter_map(|v| serde_json::from_value(v).ok());
+                return Policy::Valid(kept.filter(|e: &Approval| hex_ok(&e.sha256)).collect());
+            }
+        }
         let entries: Vec<Approval> = match serde_json::from_str(text) {
             Ok(entries) => entries,
             Err(e) => {
@@ -84,12 +94,7 @@ impl Policy {
             }
         };
         for (i, e) in entries.iter().enumerate() {
-            if e.sha256.len() != 64
-                || !e
-                    .sha256
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-            {
+            if !hex_ok(&e.sha256) {
                 return Policy::Invalid(format!(
                     "entry {i}: sha256 must be 64 lowercase hex digits"
                 ));
@@ -97,6 +102,7 @@ impl Policy {
             if entries[..i]
                 .iter()
                 .any(|o| o.skill == e.skill && o.script == e.script)
+                && !active(Mutant::PolicyDuplicateFirstWins)
             {
                 return Policy::Invalid(format!(
                     "entry {i}: {} {} is listed twice",
@@ -110,9 +116,15 @@ impl Policy {
     /// Whether this exact skill + script + hash is approved.
     pub fn approves(&self, skill: &str, script: &str, sha256: &str) -> bool {
         match self {
-            Policy::Valid(entries) => entries
-                .iter()
-                .any(|e| e.skill == skill && e.script == script && e.sha256 == sha256),
+            Policy::Valid(entries) => entries.iter().any(|e| {
+                let same_skill = e.skill == skill
+                    || (active(Mutant::PolicySkillCaseInsensitive)
+                        && e.skill.eq_ignore_ascii_case(skill));
+                let same_hash = e.sha256 == sha256
+                    || (active(Mutant::PolicyUppercaseHex)
+                        && e.sha256.eq_ignore_ascii_case(sha256));
+                same_skill && e.script == script && same_hash
+            }),
             _ => false,
         }
     }
@@ -130,6 +142,16 @@ impl Policy {
         out.sort();
         out
     }
+}
+
+/// 64 lowercase hex digits.
+fn hex_ok(sha256: &str) -> bool {
+    sha256.len() == 64
+        && sha256.bytes().all(|b| {
+            b.is_ascii_digit()
+                || (b'a'..=b'f').contains(&b)
+                || (active(Mutant::PolicyUppercaseHex) && (b'A'..=b'F').contains(&b))
+        })
 }
 
 #[cfg(test)]

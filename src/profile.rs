@@ -85,7 +85,8 @@ impl Profile {
                 name: &s.guide.id,
                 activation: &s.fields.activation,
                 body_bytes: s.guide.body.len(),
-                selectable: !s.gated,
+                selectable: !s.gated
+                    || crate::mutants::active(crate::mutants::Mutant::SelectionGatingIgnored),
             })
             .collect();
         let selected: Vec<SelectedSkill> = selection::select(&candidates, message, self.limits)

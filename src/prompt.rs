@@ -6,6 +6,7 @@
 //! tells the model how to use the offered tools and how to treat their output.
 
 use crate::discovery::Guide;
+use crate::mutants::{active, Mutant};
 use crate::tools::ToolName;
 
 /// The host's own prompt, which the Skill Guides section is appended to.
@@ -61,6 +62,10 @@ pub fn legacy_section(guides: &[Guide]) -> String {
 }
 
 fn tool_section(guides: &[Guide], offered: &[ToolName]) -> String {
+    let offered = match active(Mutant::PromptMentionsRemovedTool) {
+        true => &ToolName::ALL[..],
+        false => offered,
+    };
     let mut blocks: Vec<String> = vec!["## Skill Guides".into()];
     let ids: Vec<String> = guides.iter().map(|g| format!("`{}`", g.id)).collect();
     blocks.push(format!(
@@ -79,7 +84,11 @@ fn tool_section(guides: &[Guide], offered: &[ToolName]) -> String {
     rules.extend(RULES.iter().map(|r| format!("- {r}")));
     blocks.push(rules.join("\n"));
     for g in guides {
-        blocks.push(format!("### {} (skill id: `{}`)", one_line(&g.name), g.id));
+        let name = match active(Mutant::PromptNameNotOneLine) {
+            true => g.name.clone(),
+            false => one_line(&g.name),
+        };
+        blocks.push(format!("### {name} (skill id: `{}`)", g.id));
         if !g.description.is_empty() {
             blocks.push(g.description.clone());
         }

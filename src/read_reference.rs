@@ -14,6 +14,7 @@ use std::os::unix::ffi::OsStrExt;
 use serde_json::{Map, Value};
 
 use crate::discovery::{Discovery, Guide};
+use crate::mutants::{self, active, Mutant};
 use crate::safe_fs::{self, DirError, LeafError};
 use crate::skill_path::{self, PathScope};
 use crate::tools::{ErrorCode, ToolError, ToolResult};
@@ -121,17 +122,33 @@ pub fn read_reference(root: &OwnedFd, discovery: &Discovery, args: &Value) -> To
     let obj = object_args(args, &["skill", "path"], &["skill", "path"])?;
     let skill = string_arg(obj, "skill")?;
     let path = string_arg(obj, "path")?;
+    if active(Mutant::ReadPathBeforeSkill) {
+        skill_path::validate(path, PathScope::Reference)
+            .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()))?;
+    }
     let guide = find_skill(discovery, skill)?;
     let segments = skill_path::validate(path, PathScope::Reference)
         .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()))?;
-    let (_, parent) = open_parent(root, guide, &segments)?;
-    let leaf = segments.last().copied().unwrap_or_default();
-    let bytes = safe_fs::read_regular(
-        parent.as_fd(),
-        OsStr::from_bytes(leaf.as_bytes()),
-        MAX_REFERENCE_BYTES,
-    )
-    .map_err(|e| leaf_error(e, MAX_REFERENCE_BYTES))?;
+    let (_, parent) = if active(Mutant::ReadChecksLeafOnly) {
+        mutants::open_parent_following(root, guide, &segments)?
+    } else {
+        open_parent(root, guide, &segments)?
+    };
+    let leaf = OsStr::from_bytes(segments.last().copied().unwrap_or_default().as_bytes());
+    let cap = MAX_REFERENCE_BYTES - u64::from(active(Mutant::ReadCapExclusive));
+    let bytes = if active(Mutant::ReadFollowsLeafSymlink) {
+        mutants::read_following(parent.as_fd(), leaf, cap)
+    } else {
+        safe_fs::read_regular(parent.as_fd(), leaf, cap)
+    }
+    .map_err(|e| leaf_error(e, cap))?;
+    if active(Mutant::ReadNotUtf8Lossy) {
+        return Ok(mutants::read_result(
+            skill,
+            path,
+            String::from_utf8_lossy(&bytes),
+        ));
+    }
     let content = String::from_utf8(bytes).map_err(|e| {
         ToolError::new(
             ErrorCode::NotText,

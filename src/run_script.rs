@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::config::Config;
 use crate::discovery::Discovery;
 use crate::interpreter::InterpreterError;
+use crate::mutants::{self, active, Mutant};
 use crate::policy::Policy;
 use crate::process::{self, Ending, HelperCommand};
 use crate::read_reference::{find_skill, leaf_error, object_args, open_parent, string_arg};
@@ -85,7 +86,7 @@ pub fn check_args(obj: &Map<String, Value>) -> Result<Vec<String>, ToolError> {
     let list = value
         .as_array()
         .ok_or_else(|| invalid_args("`args` must be a list of strings"))?;
-    if list.len() > MAX_ARGS {
+    if list.len() > MAX_ARGS + usize::from(active(Mutant::RunArgsLimitOffByOne)) {
         return Err(invalid_args(format!("at most {MAX_ARGS} arguments")));
     }
     let mut out = Vec::with_capacity(list.len());
@@ -98,7 +99,7 @@ pub fn check_args(obj: &Map<String, Value>) -> Result<Vec<String>, ToolError> {
                 "argument {i} is longer than {MAX_ARG_BYTES} bytes"
             )));
         }
-        if s.chars().any(char::is_control) {
+        if s.chars().any(char::is_control) && !active(Mutant::RunArgsControlAllowed) {
             return Err(invalid_args(format!(
                 "argument {i} contains a control character"
             )));
@@ -114,6 +115,9 @@ fn hex(bytes: &[u8]) -> String {
 
 /// The last `n` characters of `text`.
 pub fn tail_chars(text: &str, n: usize) -> &str {
+    if active(Mutant::FailureTailBytes) {
+        return mutants::tail_bytes(text, n);
+    }
     match text.char_indices().rev().nth(n.saturating_sub(1)) {
         Some((i, _)) if n > 0 => &text[i..],
         _ if n == 0 => "",
@@ -141,15 +145,24 @@ pub fn run_script(
     // 2. Path: validated text, then the walk; the helper stays open from here on.
     let segments = skill_path::validate(script, PathScope::Script)
         .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()))?;
-    let (skill_dir_fd, parent) = open_parent(root, guide, &segments)?;
+    let (skill_dir_fd, parent) = if active(Mutant::RunChecksLeafOnly) {
+        mutants::open_parent_following(root, guide, &segments)?
+    } else {
+        open_parent(root, guide, &segments)?
+    };
     let leaf = segments.last().copied().unwrap_or_default();
     let helper = safe_fs::open_regular(parent.as_fd(), OsStr::from_bytes(leaf.as_bytes()))
         .map_err(|e| leaf_error(e, MAX_HELPER_BYTES))?;
 
     // 3. Trading guard (mandatory): the helper's name without `.py`, then every argument, cut
     // into folded tokens (SPEC.md `run.trading`). Only `allow_trading` lifts it.
-    if !config.allow_trading {
-        if let Some(hit) = trading::check_helper_name(leaf) {
+    let trading_guard = || -> Result<(), ToolError> {
+        if config.allow_trading {
+            return Ok(());
+        }
+        if let Some(hit) =
+            trading::check_helper_name(leaf).filter(|_| !active(Mutant::TradingArgsOnly))
+        {
             return Err(ToolError::new(
                 ErrorCode::BlockedTool,
                 format!("the helper name `{leaf}` is on the trading blocklist: {hit}"),
@@ -158,6 +171,7 @@ pub fn run_script(
         if let Some((i, hit)) = argv
             .iter()
             .enumerate()
+            .filter(|_| !active(Mutant::TradingNameOnly))
             .find_map(|(i, a)| trading::check(a).map(|hit| (i, hit)))
         {
             return Err(ToolError::new(
@@ -165,16 +179,26 @@ pub fn run_script(
                 format!("argument {i} is on the trading blocklist: {hit}"),
             ));
         }
+        Ok(())
+    };
+    if !active(Mutant::TradingAfterApproval) {
+        trading_guard()?;
     }
 
     // 4. Replay guard (mandatory): anything but exactly `off` refuses before approval.
-    if let Some(mode) = config.replay.as_deref().filter(|m| *m != "off") {
-        return Err(ToolError::new(
+    let replay_guard = || match config.replay.as_deref().filter(|m| {
+        *m != "off" && !(active(Mutant::ReplayCaseInsensitiveOff) && m.eq_ignore_ascii_case("off"))
+    }) {
+        Some(mode) => Err(ToolError::new(
             ErrorCode::ReplayBlocked,
             format!(
                 "replay mode is `{mode}`: helpers fetch live data and do not run during replay"
             ),
-        ));
+        )),
+        None => Ok(()),
+    };
+    if !active(Mutant::ReplayAfterApproval) {
+        replay_guard()?;
     }
 
     // 5. Approval: read once, hash, match; the policy is parsed on every call.
@@ -197,7 +221,10 @@ pub fn run_script(
         Err(e) => return Err(leaf_error(e, MAX_HELPER_BYTES)),
     };
     drop(helper);
-    let digest = hex(&Sha256::digest(&bytes));
+    let mut digest = hex(&Sha256::digest(&bytes));
+    if active(Mutant::HashOnceCached) {
+        digest = mutants::first_digest(root_path, skill, script, digest);
+    }
     match &policy {
         Policy::Unset => return Err(not_approved("no script allowlist is configured")),
         Policy::Invalid(_) => {
@@ -212,6 +239,12 @@ pub fn run_script(
         }
         Policy::Valid(_) => {}
     }
+    if active(Mutant::TradingAfterApproval) {
+        trading_guard()?;
+    }
+    if active(Mutant::ReplayAfterApproval) {
+        replay_guard()?;
+    }
 
     // Helpers need POSIX process groups for their lifecycle; without them nothing is spawned.
     if config.no_process_groups {
@@ -224,30 +257,57 @@ pub fn run_script(
     // 6.–8. Execution, environment, limits. The helper enters the skill directory through the
     // descriptor the checked walk opened; its real path is derived from the root's real path and
     // the checked components, never resolved again.
-    let python = interpreter
-        .as_ref()
-        .map_err(|e| ToolError::new(ErrorCode::SpawnFailed, e.to_string()))?;
     let mut skill_dir = root_path.to_path_buf();
     for c in &guide.components {
         skill_dir.push(OsStr::from_bytes(c));
     }
+    let planted = active(Mutant::InterpreterPathFromSkillDir)
+        .then(|| mutants::lookup_from(&skill_dir, &config.python, config.host_env.get("PATH")))
+        .flatten();
+    let python = match &planted {
+        Some(p) => p,
+        None => interpreter
+            .as_ref()
+            .map_err(|e| ToolError::new(ErrorCode::SpawnFailed, e.to_string()))?,
+    };
     let real_path: PathBuf = segments.iter().fold(skill_dir, |p, s| p.join(s));
+    let skill_dir_fd = match active(Mutant::CwdByPath) {
+        true => mutants::open_by_configured_path(config, &guide.components).unwrap_or(skill_dir_fd),
+        false => skill_dir_fd,
+    };
     let mut command = HelperCommand::new(python);
-    command
-        .arg("-I")
-        .arg("-c")
-        .arg(BOOTSTRAP)
-        .arg(&real_path)
-        .args(&argv)
-        .current_dir_fd(skill_dir_fd);
+    if active(Mutant::RunFromDisk) {
+        command.arg("-I").arg(&real_path);
+    } else if active(Mutant::IsolationKeepsScriptDir) {
+        command
+            .arg("-c")
+            .arg(mutants::bootstrap_keeping_path(BOOTSTRAP))
+            .arg(&real_path);
+    } else {
+        command.arg("-I").arg("-c").arg(BOOTSTRAP).arg(&real_path);
+    }
+    command.args(&argv).current_dir_fd(skill_dir_fd);
     for key in PASSED_ENV {
         if let Some(v) = config.host_env.get(key) {
             command.env(key, v);
         }
     }
+    for (key, m) in [
+        ("HOME", Mutant::EnvLeaksHome),
+        ("GITHUB_TOKEN", Mutant::EnvLeaksCredential),
+    ] {
+        if let Some(v) = config.host_env.get(key).filter(|_| active(m)) {
+            command.env(key, v);
+        }
+    }
     command.env("SPORTS_SKILLS_REPLAY", "off");
     let timeout = Duration::from_millis(config.timeout_ms());
-    let finished = process::run_limited(&command, &bytes, timeout, OUTPUT_CAP).map_err(|e| {
+    let input = match active(Mutant::RunFromDisk) {
+        true => &[][..],
+        false => &bytes[..],
+    };
+    let cap = OUTPUT_CAP - usize::from(active(Mutant::OutputCapExclusive));
+    let finished = process::run_limited(&command, input, timeout, cap).map_err(|e| {
         ToolError::new(
             ErrorCode::SpawnFailed,
             format!("cannot start {}: {e}", python.display()),
@@ -255,7 +315,14 @@ pub fn run_script(
     })?;
     let stdout = String::from_utf8_lossy(&finished.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&finished.stderr).into_owned();
-    match finished.ending {
+    let ending = match finished.ending {
+        Ending::OutputLimit if active(Mutant::OutputCapTruncates) => Ending::Exited {
+            code: Some(0),
+            signal: None,
+        },
+        other => other,
+    };
+    match ending {
         Ending::TimedOut => Err(ToolError::new(
             ErrorCode::Timeout,
             format!("the helper ran longer than {} ms", timeout.as_millis()),

@@ -15,6 +15,7 @@ use crate::discovery::{self, Discovery};
 use crate::hitl;
 use crate::interpreter::{self, InterpreterError};
 use crate::lifecycle::LifecycleTool;
+use crate::mutants::{active, Mutant};
 use crate::profile::{Profile, Selection};
 use crate::prompt;
 use crate::read_reference;
@@ -160,7 +161,9 @@ impl Runtime {
     /// The registered tools: both when at least one guide loaded, else none. With profile
     /// `hitl` the core's tools are never registered (the profile's host has its own).
     pub fn registered_tools(&self) -> Vec<ToolName> {
-        if self.discovery.loaded.is_empty() || self.config.hitl.is_some() {
+        if (self.discovery.loaded.is_empty() && !active(Mutant::ToolsWithoutGuides))
+            || self.config.hitl.is_some()
+        {
             Vec::new()
         } else {
             ToolName::ALL.to_vec()
@@ -208,7 +211,9 @@ impl Runtime {
 
     /// Starts a new turn: earlier calls are no longer reused (and no profile skill is active).
     pub fn new_turn(&mut self) {
-        self.turn.clear();
+        if !active(Mutant::TurnReuseAcrossTurns) {
+            self.turn.clear();
+        }
         self.profile_turn.clear();
         if let Some(p) = &mut self.profile {
             p.new_turn();
@@ -266,7 +271,10 @@ impl Runtime {
             self.profile_turn.push((t, key, result.clone()));
             return result;
         }
-        let Some(name) = ToolName::parse(tool).filter(|t| self.offered_tools().contains(t)) else {
+        let Some(name) = ToolName::parse(tool).filter(|t| {
+            self.offered_tools().contains(t)
+                || (active(Mutant::ToolsDisallowedCallable) && self.registered_tools().contains(t))
+        }) else {
             return Err(ToolError::new(
                 ErrorCode::UnknownTool,
                 format!("no tool named `{tool}` is offered"),

@@ -160,6 +160,9 @@ pub fn list_dir(dir: BorrowedFd<'_>) -> io::Result<Vec<(Vec<u8>, EntryKind)>> {
 /// opened descriptor must show the same regular file (same device and inode): an entry swapped
 /// between the two calls is refused too.
 pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafError> {
+    if crate::mutants::active(crate::mutants::Mutant::ReadOpensFifo) {
+        return crate::mutants::open_then_check(dir, name);
+    }
     let before = match rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => st,
         Err(Errno::NOENT) => return Err(LeafError::NotFound),

@@ -9,6 +9,7 @@
 use regex::{Regex, RegexBuilder};
 use unicode_general_category::{get_general_category, GeneralCategory};
 
+use crate::mutants::{active, Mutant};
 use crate::yaml::{self, Tree, Value};
 
 /// Points for a keyword equal to a word of the message.
@@ -569,6 +570,7 @@ pub fn score(activation: &Activation, message: &str) -> Score {
         .exclude_keywords
         .iter()
         .any(|e| folded.contains(e.as_str()))
+        && !active(Mutant::SelectionVetoIgnored)
     {
         return Score {
             vetoed: true,
@@ -602,7 +604,10 @@ pub fn score(activation: &Activation, message: &str) -> Score {
             .filter(|p| p.is_match(message))
             .count() as u32;
     Score {
-        keywords: keywords.min(KEYWORD_CAP),
+        keywords: match active(Mutant::SelectionKeywordCapOff) {
+            true => keywords,
+            false => keywords.min(KEYWORD_CAP),
+        },
         tags: tags.min(TAG_CAP),
         patterns: patterns.min(PATTERN_CAP),
         vetoed: false,
@@ -673,10 +678,14 @@ pub fn select(candidates: &[Candidate<'_>], message: &str, limits: Limits) -> Ve
         .collect();
     scored.sort_by(|a, b| {
         b.score.cmp(&a.score).then_with(|| {
-            candidates[a.index]
+            let by_name = candidates[a.index]
                 .name
                 .as_bytes()
-                .cmp(candidates[b.index].name.as_bytes())
+                .cmp(candidates[b.index].name.as_bytes());
+            match active(Mutant::SelectionTieByNameReversed) {
+                true => by_name.reverse(),
+                false => by_name,
+            }
         })
     });
     let mut left = limits.max_context_tokens;
@@ -690,6 +699,8 @@ pub fn select(candidates: &[Candidate<'_>], message: &str, limits: Limits) -> Ve
         if cost <= left {
             left -= cost;
             taken.push(s);
+        } else if active(Mutant::SelectionBudgetStopsWalk) {
+            break;
         }
     }
     taken

@@ -5,6 +5,8 @@
 //! reference path is `SKILL.md` or lies under `references/` and ends in an allowed extension; a
 //! script path lies under `scripts/` and ends in `.py`. Extensions are case-sensitive.
 
+use crate::mutants::{active, Mutant};
+
 /// Which tool the path is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PathScope {
@@ -59,7 +61,7 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
     if path.starts_with('/') {
         return Err(PathRule::Absolute);
     }
-    if path.contains('\\') {
+    if path.contains('\\') && !active(Mutant::ReadBackslashAllowed) {
         return Err(PathRule::Backslash);
     }
     if path.contains(':') {
@@ -72,6 +74,7 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
     if segments
         .iter()
         .any(|s| s.is_empty() || *s == "." || *s == "..")
+        && !active(Mutant::ReadDotDotAfterNormalise)
     {
         return Err(PathRule::BadSegment);
     }
@@ -83,10 +86,12 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
             if !in_scope {
                 return Err(PathRule::OutOfScope);
             }
-            if !REFERENCE_EXTENSIONS
-                .iter()
-                .any(|ext| last.len() > ext.len() && last.ends_with(ext))
-            {
+            if !REFERENCE_EXTENSIONS.iter().any(|ext| {
+                last.len() > ext.len()
+                    && (last.ends_with(ext)
+                        || (active(Mutant::ReadExtensionCaseInsensitive)
+                            && last.to_ascii_lowercase().ends_with(ext)))
+            }) {
                 return Err(PathRule::Extension);
             }
         }
@@ -108,6 +113,9 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
                 return Err(PathRule::OutOfScope);
             }
         }
+    }
+    if active(Mutant::ReadDotDotAfterNormalise) {
+        return Ok(crate::mutants::normalise(&segments));
     }
     Ok(segments)
 }

@@ -181,17 +181,23 @@ fn is_token_char(c: char) -> bool {
 /// The tokens of `text`: the maximal runs of ASCII letters, digits, `_` and `-` of its folded
 /// form, each without its leading `-`; empty ones dropped.
 pub fn tokens(text: &str) -> Vec<String> {
-    fold(text)
-        .split(|c: char| !is_token_char(c))
-        .map(|t| t.trim_start_matches('-'))
-        .filter(|t| !t.is_empty())
-        .map(str::to_owned)
-        .collect()
+    match crate::mutants::active(crate::mutants::Mutant::TradingNoFold) {
+        true => text.to_owned(),
+        false => fold(text),
+    }
+    .split(|c: char| !is_token_char(c))
+    .map(|t| t.trim_start_matches('-'))
+    .filter(|t| !t.is_empty())
+    .map(str::to_owned)
+    .collect()
 }
 
 /// The rule that blocks `token` (one token, as [`tokens`] gives it), if any: the first matching
 /// pattern, else an exact name.
 pub fn blocked_token(token: &str) -> Option<Rule> {
+    if crate::mutants::active(crate::mutants::Mutant::TradingCaseSensitive) {
+        return crate::mutants::blocked_case_sensitively(token);
+    }
     if let Some(i) = set().matches(token).iter().next() {
         return Some(Rule::Pattern(PATTERNS[i]));
     }

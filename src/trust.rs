@@ -99,7 +99,12 @@ pub const READ_ONLY_TOOLS: [&str; 8] = [
 /// The tools of `tools` that remain available when skills of these trust levels are active:
 /// all of them when none is Installed, else only the read-only ones.
 pub fn ceiling(tools: &[String], active: impl IntoIterator<Item = Trust>) -> Vec<String> {
-    match active.into_iter().min() {
+    let lowest = match crate::mutants::active(crate::mutants::Mutant::TrustCeilingIgnoresInstalled)
+    {
+        true => active.into_iter().max(),
+        false => active.into_iter().min(),
+    };
+    match lowest {
         Some(Trust::Installed) => tools
             .iter()
             .filter(|t| READ_ONLY_TOOLS.contains(&t.as_str()))
@@ -168,7 +173,11 @@ fn prefixed(role: DirRole, path: &str) -> String {
 /// is checked against `env`. A directory that cannot be opened gives no skills.
 pub fn scan(dirs: &SkillDirs, env: &BTreeMap<String, String>) -> ProfileScan {
     let mut out = ProfileScan::default();
-    for role in DirRole::ORDER {
+    let mut order = DirRole::ORDER;
+    if crate::mutants::active(crate::mutants::Mutant::TrustShadowingReversed) {
+        order.reverse();
+    }
+    for role in order {
         let Some(dir) = dirs.get(role).filter(|d| d.is_absolute()) else {
             continue;
         };

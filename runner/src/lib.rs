@@ -21,11 +21,15 @@
 //!   fixtures from, and `export`.
 //! - [`smoke`]: the `smoke` command (a few trivial cases and a plain-words diagnosis of an
 //!   adapter).
+//! - `mutants` (only with the cargo feature `mutants`): the `mutants` command, the suite against
+//!   each deliberate defect of the reference.
 
 pub mod cases;
 pub mod check_tree;
 pub mod execution;
 pub mod implementations;
+#[cfg(feature = "mutants")]
+pub mod mutants;
 pub mod reports;
 pub mod smoke;
 pub mod suite;

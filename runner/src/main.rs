@@ -152,6 +152,45 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         python: Option<PathBuf>,
     },
+    /// Run the suite against every mutant of the reference (deliberate defects) and report which
+    /// cases killed each; exit 1 when one survived (only built with the feature `mutants`).
+    #[cfg(feature = "mutants")]
+    Mutants {
+        /// Only this mutant (repeatable).
+        #[arg(long, value_name = "NAME")]
+        only: Vec<String>,
+        /// Only mutants whose name or clause contains this text.
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
+        /// How many mutants run at once (each in its own process).
+        #[arg(long, value_name = "N", default_value_t = 4)]
+        jobs: usize,
+        /// Also write the table as Markdown to this file.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+        /// The Python interpreter for helpers (default: the real executable behind python3).
+        #[arg(long, value_name = "PATH")]
+        python: Option<PathBuf>,
+        /// Seconds a case may go without an answer before the mutant's run counts it as hung.
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        stall: u64,
+        /// Run the cases of this directory instead of the embedded suite (while writing a case).
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+        /// Only the cases whose id or clause matches (while writing a case: the table is partial).
+        #[arg(long, value_name = "PATTERN")]
+        case_filter: Option<String>,
+        /// Stop each mutant's run after this many kills (0: the whole suite, every kill counted).
+        /// The cases citing the mutant's clause run first, then its area, then the rest.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        stop_after: usize,
+        /// List the mutants (name, clause, what each does) and exit.
+        #[arg(long)]
+        list: bool,
+        /// Internal: run the suite in this process with this mutant (`none`: no mutant).
+        #[arg(long, value_name = "NAME", hide = true)]
+        worker: Option<String>,
+    },
     /// Write the embedded suite (spec-cases/, fixtures/, SPEC.md, PROTOCOL.md, the schemas,
     /// SUITE_VERSION) into DIR.
     Export {
@@ -245,6 +284,44 @@ fn main() -> ExitCode {
             python,
         } => smoke(adapter, timeout, python),
         Command::Export { dir, force } => export(&dir, force),
+        #[cfg(feature = "mutants")]
+        Command::Mutants {
+            only,
+            filter,
+            jobs,
+            report,
+            python,
+            stall,
+            cases,
+            case_filter,
+            stop_after,
+            list,
+            worker,
+        } => {
+            use skillspec_runner::mutants;
+            if let Some(name) = worker {
+                let suite = mutants::WorkerSuite {
+                    cases,
+                    case_filter,
+                    stop_after,
+                };
+                mutants::worker(&name, python.as_deref(), &suite)
+            } else if list {
+                emit(&mutants::list())
+            } else {
+                mutants::run(&mutants::Options {
+                    only,
+                    filter,
+                    jobs,
+                    report,
+                    python,
+                    stall,
+                    cases,
+                    case_filter,
+                    stop_after,
+                })
+            }
+        }
     }
 }
 

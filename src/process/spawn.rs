@@ -210,6 +210,13 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Started> {
     let (execerr_r, execerr_w) = pipe()?;
     let (control_r, control_w) = pipe()?;
     let (report_r, report_w) = pipe()?;
+    // The mutants' switches, read before the fork (the forked code only reads these booleans).
+    let leaky = crate::mutants::active(crate::mutants::Mutant::InheritedDescriptorLeak);
+    let child_only = crate::mutants::active(crate::mutants::Mutant::KillChildOnly);
+    let kill = Kill {
+        group: !child_only,
+        descendants: !child_only && !crate::mutants::active(crate::mutants::Mutant::KillGroupOnly),
+    };
     let needed: [RawFd; 8] = [
         stdin_r.as_raw_fd(),
         stdout_w.as_raw_fd(),
@@ -234,7 +241,7 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Started> {
     }
     if pid == 0 {
         // SAFETY: as above; this is the forked child and `supervise` never returns.
-        unsafe { supervise(&needed, &prepared) }
+        unsafe { supervise(&needed, &prepared, leaky, kill) }
     }
     Ok(Started {
         supervisor: pid,
@@ -245,6 +252,14 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Started> {
         control: control_w,
     })
     // The child's ends (and the exec-error pipe) are closed here, in the runtime, as they drop.
+}
+
+/// What the supervisor kills when the helper ends: always the helper; its process group and every
+/// descendant too, unless a mutant (`kill-child-only`, `kill-group-only`) leaves them out.
+#[derive(Clone, Copy)]
+struct Kill {
+    group: bool,
+    descendants: bool,
 }
 
 /// Sends SIGKILL to the runtime's own child `pid` (still unreaped, so the pid cannot have been
@@ -366,7 +381,7 @@ unsafe fn arrange(needed: &[RawFd; 8]) -> bool {
 }
 
 /// The supervisor. Never returns.
-unsafe fn supervise(needed: &[RawFd; 8], prepared: &Prepared) -> ! {
+unsafe fn supervise(needed: &[RawFd; 8], prepared: &Prepared, leaky: bool, kill: Kill) -> ! {
     // Its own process group: signals for the runtime's group (a terminal's Ctrl-C) do not reach
     // it, and it never shares a group with the helper.
     libc::setpgid(0, 0);
@@ -387,7 +402,9 @@ unsafe fn supervise(needed: &[RawFd; 8], prepared: &Prepared) -> ! {
         libc::_exit(1);
     }
     #[cfg(target_os = "linux")]
-    libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    if kill.descendants {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
 
     let helper = libc::fork();
     if helper < 0 {
@@ -399,14 +416,14 @@ unsafe fn supervise(needed: &[RawFd; 8], prepared: &Prepared) -> ! {
         libc::_exit(1);
     }
     if helper == 0 {
-        exec_helper(prepared, needed[7] >= 0);
+        exec_helper(prepared, needed[7] >= 0, leaky);
     }
     for fd in [S_STDIN_R, S_STDOUT_W, S_STDERR_W, S_EXECERR_W, S_CWD] {
         libc::close(fd);
     }
     write_all(S_REPORT_W, &record(TAG_STARTED, helper));
     wait_for_end_or_stop(helper);
-    let status = kill_tree(helper);
+    let status = kill_tree(helper, kill);
     let mut failure = [0u8; 8];
     let mut got = 0usize;
     while got < failure.len() {
@@ -480,10 +497,17 @@ unsafe fn has_exited(helper: libc::pid_t) -> bool {
 /// Kills the helper, its group and every child of this process (orphaned descendants are
 /// re-parented here), reaping them, until none is left or the time bound passes. Returns the
 /// helper's wait status.
-unsafe fn kill_tree(helper: libc::pid_t) -> i32 {
+unsafe fn kill_tree(helper: libc::pid_t, kill: Kill) -> i32 {
     // The helper is unreaped, so neither its pid nor its group id can have been reused.
     libc::kill(helper, libc::SIGKILL);
-    libc::kill(-helper, libc::SIGKILL);
+    if kill.group {
+        libc::kill(-helper, libc::SIGKILL);
+    }
+    if !kill.descendants {
+        let mut status = 0;
+        while libc::waitpid(helper, &mut status, 0) < 0 && errno() == libc::EINTR {}
+        return status;
+    }
     let start = monotonic_nanos();
     let mut helper_status = 0;
     loop {
@@ -568,7 +592,7 @@ unsafe fn kill_children() {
 
 /// The helper: own group, default signals, the skill directory, descriptors 0–2, nothing else
 /// open, then the interpreter. Never returns.
-unsafe fn exec_helper(prepared: &Prepared, has_cwd: bool) -> ! {
+unsafe fn exec_helper(prepared: &Prepared, has_cwd: bool, leaky: bool) -> ! {
     let fail = |fd: RawFd, stage: Stage| -> ! {
         let e = errno();
         write_all(fd, &record((TAG_FAILED << 8) | stage.code(), e));
@@ -598,7 +622,9 @@ unsafe fn exec_helper(prepared: &Prepared, has_cwd: bool) -> ! {
     if libc::dup2(S_EXECERR_W, 3) < 0 || libc::fcntl(3, libc::F_SETFD, libc::FD_CLOEXEC) < 0 {
         fail(S_EXECERR_W, Stage::Descriptors);
     }
-    close_from(4);
+    if !leaky {
+        close_from(4);
+    }
     libc::execve(
         prepared.program.as_ptr(),
         prepared.argv.as_ptr(),

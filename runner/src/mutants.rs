@@ -1,0 +1,530 @@
+//! The `mutants` command (only with the cargo feature `mutants`): proof that the suite catches
+//! the defects real runtimes ship. For every mutant of the reference's catalogue
+//! (`skillspec_reference::mutants`) it runs the whole embedded suite in-process against the
+//! reference with that one defect switched on, and reports which cases killed it (failed or
+//! errored); a mutant no case kills SURVIVED, which means a case is missing.
+//!
+//! Each mutant runs in a child process of this program (`mutants --worker NAME`), so the choice
+//! of mutant is process-global and set once, a crash or a hang stays isolated, and several
+//! mutants run at once (`--jobs`, default 4: most of a suite run is waiting for helpers). The
+//! unmutated reference runs the same way beside them as the baseline, which must pass every case
+//! it runs. A worker prints one line per case (`start INDEX ID`, then `end INDEX ID STATUS`); a
+//! case that fails is run again and counts only when it fails again (a timing case can fail once
+//! on a loaded machine: `flaky INDEX ID`); a case that makes no progress for `--stall` seconds (a
+//! hang) stops that mutant's run, and the hung case counts as killing it.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use skillspec_reference::mutants::{self as catalogue, Mutant};
+
+use crate::execution::{self, RunOptions, Status};
+use crate::implementations::reference::Reference;
+
+/// The name a worker takes for the unmutated reference.
+pub const BASELINE: &str = "none";
+/// How many case ids the table shows per mutant.
+const SHOWN_IDS: usize = 3;
+
+/// How one mutant (or the baseline) fared.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The cases that failed or errored, in suite order.
+    pub killers: Vec<String>,
+    /// Cases that passed.
+    pub passed: usize,
+    /// The run stopped after `--stop-after` kills: there may be more.
+    pub stopped_early: bool,
+    /// Cases that failed once and passed when run again (not counted as kills).
+    pub flaky: Vec<String>,
+    /// Why the run stopped early (a hung case, a crashed worker), if it did.
+    pub stopped: Option<String>,
+    pub wall: Duration,
+}
+
+impl Outcome {
+    pub fn killed(&self) -> bool {
+        !self.killers.is_empty()
+    }
+
+    /// The "killed by" cell: count and first ids, or SURVIVED.
+    pub fn cell(&self) -> String {
+        if !self.killed() {
+            return match &self.stopped {
+                Some(why) => format!("SURVIVED? ({why})"),
+                None => "SURVIVED".into(),
+            };
+        }
+        let mut shown: Vec<&str> = self
+            .killers
+            .iter()
+            .take(SHOWN_IDS)
+            .map(String::as_str)
+            .collect();
+        if self.killers.len() > SHOWN_IDS {
+            shown.push("…");
+        }
+        let more = if self.stopped_early { "+" } else { "" };
+        let mut cell = format!("{}{more}: {}", self.killers.len(), shown.join(", "));
+        if let Some(why) = &self.stopped {
+            cell.push_str(&format!(" ({why})"));
+        }
+        cell
+    }
+}
+
+/// The options of `skillspec mutants`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Only these mutants (exact names); empty: all.
+    pub only: Vec<String>,
+    /// Only mutants whose name or clause contains this text.
+    pub filter: Option<String>,
+    pub jobs: usize,
+    pub report: Option<PathBuf>,
+    pub python: Option<PathBuf>,
+    /// Seconds a case may make no progress before the mutant's run is stopped as hung.
+    pub stall: u64,
+    /// Run the cases of this directory instead of the embedded suite (while writing a case).
+    pub cases: Option<PathBuf>,
+    /// Only the cases whose id or clause matches (while writing a case; the table is partial).
+    pub case_filter: Option<String>,
+    /// Stop each mutant's run after this many kills (0: the whole suite, every kill counted).
+    pub stop_after: usize,
+}
+
+/// What a worker runs: the suite and the cases of it.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerSuite {
+    pub cases: Option<PathBuf>,
+    pub case_filter: Option<String>,
+    /// Stop after this many kills (0: run every case and count them all).
+    pub stop_after: usize,
+}
+
+/// Lists the catalogue.
+pub fn list() -> String {
+    let mut out = String::new();
+    for m in Mutant::ALL {
+        out.push_str(&format!(
+            "{:<38} {:<28} {}\n",
+            m.name(),
+            m.clause(),
+            m.description()
+        ));
+    }
+    out
+}
+
+/// The mutants `opts` selects, or the names it gives that are not mutants.
+pub fn select(opts: &Options) -> Result<Vec<Mutant>, String> {
+    let unknown: Vec<&str> = opts
+        .only
+        .iter()
+        .filter(|n| Mutant::parse(n).is_none())
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "no mutant is named {} (`skillspec mutants --list` lists them)",
+            unknown.join(", ")
+        ));
+    }
+    let chosen: Vec<Mutant> = Mutant::ALL
+        .iter()
+        .copied()
+        .filter(|m| opts.only.is_empty() || opts.only.iter().any(|n| n == m.name()))
+        .filter(|m| {
+            opts.filter
+                .as_deref()
+                .is_none_or(|f| m.name().contains(f) || m.clause().contains(f))
+        })
+        .collect();
+    if chosen.is_empty() {
+        return Err("no mutant matches".into());
+    }
+    Ok(chosen)
+}
+
+/// `skillspec mutants`: runs the baseline and every selected mutant, prints the table, writes
+/// the Markdown report; exit 0 when every mutant was killed and the baseline passed, else 1.
+pub fn run(opts: &Options) -> ExitCode {
+    let chosen = match select(opts) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("skillspec mutants: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("skillspec mutants: cannot find this program to start workers: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let jobs = opts.jobs.max(1);
+    println!(
+        "running the suite against the reference and {} mutant(s), {jobs} at a time",
+        chosen.len()
+    );
+    let started = Instant::now();
+    let mut names: Vec<String> = vec![BASELINE.to_owned()];
+    names.extend(chosen.iter().map(|m| m.name().to_owned()));
+    let queue = Arc::new(Mutex::new(names.iter().cloned().collect::<VecDeque<_>>()));
+    let (tx, rx) = mpsc::channel::<(String, Outcome)>();
+    let mut threads = Vec::new();
+    for _ in 0..jobs.min(names.len()) {
+        let queue = Arc::clone(&queue);
+        let tx = tx.clone();
+        let exe = exe.clone();
+        let python = opts.python.clone();
+        let suite = WorkerSuite {
+            cases: opts.cases.clone(),
+            case_filter: opts.case_filter.clone(),
+            stop_after: opts.stop_after,
+        };
+        let stall = Duration::from_secs(opts.stall.max(1));
+        threads.push(std::thread::spawn(move || loop {
+            let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
+            let Some(name) = next else { break };
+            let outcome = supervise_worker(&exe, &name, python.as_deref(), &suite, stall);
+            if tx.send((name, outcome)).is_err() {
+                break;
+            }
+        }));
+    }
+    drop(tx);
+    let mut results: Vec<(String, Outcome)> = Vec::new();
+    for (name, outcome) in rx {
+        let mark = match (name.as_str(), outcome.killed()) {
+            (BASELINE, false) => "passes",
+            (BASELINE, true) => "FAILS",
+            (_, true) => "killed",
+            (_, false) => "SURVIVED",
+        };
+        println!(
+            "  {name:<38} {mark:<8} {:>5.1} s  {}",
+            outcome.wall.as_secs_f64(),
+            if name == BASELINE && !outcome.killed() {
+                format!("{} case(s) passed", outcome.passed)
+            } else {
+                outcome.cell()
+            }
+        );
+        if !outcome.flaky.is_empty() {
+            println!(
+                "  {:<38} (failed once, then passed: {})",
+                "",
+                outcome.flaky.join(", ")
+            );
+        }
+        let _ = std::io::stdout().flush();
+        results.push((name, outcome));
+    }
+    for t in threads {
+        let _ = t.join();
+    }
+    let wall = started.elapsed();
+    let baseline = results
+        .iter()
+        .find(|(n, _)| n == BASELINE)
+        .map(|(_, o)| o.clone())
+        .unwrap_or_default();
+    let rows: Vec<(Mutant, Outcome)> = chosen
+        .iter()
+        .map(|m| {
+            let o = results
+                .iter()
+                .find(|(n, _)| n == m.name())
+                .map(|(_, o)| o.clone())
+                .unwrap_or_default();
+            (*m, o)
+        })
+        .collect();
+    let table = markdown(&rows, &baseline, wall);
+    println!("\n{table}");
+    if let Some(path) = &opts.report {
+        if let Err(e) = std::fs::write(path, &table) {
+            eprintln!("skillspec mutants: cannot write {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
+        println!("wrote {}", path.display());
+    }
+    let survivors = rows.iter().filter(|(_, o)| !o.killed()).count();
+    if baseline.killed() || baseline.stopped.is_some() {
+        eprintln!(
+            "skillspec mutants: the unmutated reference does not pass: {}",
+            baseline.cell()
+        );
+        return ExitCode::from(1);
+    }
+    if survivors > 0 {
+        eprintln!("skillspec mutants: {survivors} mutant(s) survived: a case is missing for each");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+/// The report: one row per mutant, then the totals. The only line that changes from run to run
+/// on the same code is the last one (`Run time:`).
+pub fn markdown(rows: &[(Mutant, Outcome)], baseline: &Outcome, wall: Duration) -> String {
+    let mut out = String::from(
+        "# Mutants\n\nEach row is a deliberate defect of the reference (`src/mutants.rs`), run against the suite by `skillspec mutants` (README.md, \"Mutants\"). *Killed by* gives how many cases failed against it (twice: a failure must reproduce) and the first of them; the cases citing the mutant's clause run first, then its area's, then the rest, and `N+` means the run stopped after N kills (`--stop-after`). SURVIVED would mean a case is missing: a survivor has run every case.\n\n| mutant | clause | what it does | killed by |\n|---|---|---|---|\n",
+    );
+    for (m, o) in rows {
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} | {} |\n",
+            m.name(),
+            m.clause(),
+            m.description().replace('|', "\\|"),
+            o.cell().replace('|', "\\|")
+        ));
+    }
+    let killed = rows.iter().filter(|(_, o)| o.killed()).count();
+    out.push_str(&format!(
+        "\n{} mutants: {killed} killed, {} survived. The unmutated reference passed {} case(s).\n\nRun time: {:.0} s\n",
+        rows.len(),
+        rows.len() - killed,
+        baseline.passed,
+        wall.as_secs_f64()
+    ));
+    out
+}
+
+/// Runs one worker and follows its progress; a case that makes no progress for `stall` stops it.
+fn supervise_worker(
+    exe: &Path,
+    name: &str,
+    python: Option<&Path>,
+    suite: &WorkerSuite,
+    stall: Duration,
+) -> Outcome {
+    let started = Instant::now();
+    let mut command = Command::new(exe);
+    command
+        .args(["mutants", "--worker", name])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(p) = python {
+        command.arg("--python").arg(p);
+    }
+    if let Some(dir) = &suite.cases {
+        command.arg("--cases").arg(dir);
+    }
+    if let Some(f) = &suite.case_filter {
+        command.arg("--case-filter").arg(f);
+    }
+    if suite.stop_after > 0 && name != BASELINE {
+        command
+            .arg("--stop-after")
+            .arg(suite.stop_after.to_string());
+    }
+    let mut child = match command.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return Outcome {
+                stopped: Some(format!("the worker could not start: {e}")),
+                wall: started.elapsed(),
+                ..Outcome::default()
+            }
+        }
+    };
+    let (tx, rx) = mpsc::channel::<String>();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    let mut outcome = Outcome::default();
+    let mut current: Option<String> = None;
+    let mut finished = false;
+    loop {
+        match rx.recv_timeout(stall) {
+            Ok(line) => {
+                let words: Vec<&str> = line.split(' ').collect();
+                match words.as_slice() {
+                    ["start", _, id] => current = Some((*id).to_owned()),
+                    ["end", _, id, status] => {
+                        current = None;
+                        match *status {
+                            "fail" | "error" => outcome.killers.push((*id).to_owned()),
+                            "pass" => outcome.passed += 1,
+                            _ => {}
+                        }
+                    }
+                    ["flaky", _, id] => outcome.flaky.push((*id).to_owned()),
+                    ["finished"] => finished = true,
+                    ["stopped"] => {
+                        finished = true;
+                        outcome.stopped_early = true;
+                    }
+                    _ => {}
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let id = current.clone().unwrap_or_else(|| "?".into());
+                outcome.killers.push(id.clone());
+                outcome.stopped = Some(format!(
+                    "`{id}` hung: no answer within {} s, the run stopped there",
+                    stall.as_secs()
+                ));
+                stop(&mut child);
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    let status = child.wait();
+    if !finished && outcome.stopped.is_none() {
+        let id = current.unwrap_or_else(|| "?".into());
+        let how = match status {
+            Ok(s) => s.to_string(),
+            Err(e) => e.to_string(),
+        };
+        outcome.killers.push(id.clone());
+        outcome.stopped = Some(format!("the run crashed in `{id}` ({how})"));
+    }
+    outcome.wall = started.elapsed();
+    outcome
+}
+
+/// SIGTERM (the worker removes its case directory), then SIGKILL after a grace.
+fn stop(child: &mut std::process::Child) {
+    if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    }
+    let by = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < by {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+}
+
+/// `skillspec mutants --worker NAME`: switches the mutant on (`none`: the unmutated reference)
+/// and runs the embedded suite in-process, one progress line per case.
+pub fn worker(name: &str, python: Option<&Path>, which: &WorkerSuite) -> ExitCode {
+    if name != BASELINE {
+        let Some(m) = Mutant::parse(name) else {
+            eprintln!("skillspec mutants: no mutant is named {name}");
+            return ExitCode::from(2);
+        };
+        if catalogue::activate(m).is_err() {
+            eprintln!("skillspec mutants: a mutant was already active");
+            return ExitCode::from(2);
+        }
+    }
+    crate::hold_inherited_descriptor();
+    let loaded = match &which.cases {
+        Some(dir) => crate::cases::load_dir(dir),
+        None => crate::suite::load_embedded(),
+    };
+    let suite = match loaded {
+        Ok(s) => s,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("{e}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = execution::live::install_signal_handlers() {
+        eprintln!("skillspec mutants: cannot handle SIGTERM: {e}");
+    }
+    let fixtures = match crate::suite::fixtures_for(
+        None,
+        which.cases.as_deref(),
+        crate::suite::copies_fixtures(suite.cases.iter()),
+    ) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("skillspec mutants: cannot write the fixtures: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let opts = RunOptions {
+        temp_prefix: "skillspec-mutant-".into(),
+        fixtures: fixtures.path().to_path_buf(),
+        python: execution::python::resolve(python).unwrap_or_else(|_| "python3".into()),
+    };
+    let mut imp = Reference::default();
+    let mut selected: Vec<(usize, &crate::cases::Case)> = suite
+        .cases
+        .iter()
+        .filter(|c| {
+            which
+                .case_filter
+                .as_deref()
+                .is_none_or(|p| crate::filter_matches(p, c))
+        })
+        .enumerate()
+        .collect();
+    // With a mutant, the cases citing its clause run first, then the rest of its area.
+    if let Some(m) = Mutant::parse(name) {
+        let area = m.clause().split('.').next().unwrap_or_default();
+        selected.sort_by_key(|(i, c)| {
+            let cites = |p: &dyn Fn(&str) -> bool| c.clauses.iter().any(|k| p(k));
+            let rank = if cites(&|k| k == m.clause()) {
+                0
+            } else if cites(&|k| k.split('.').next() == Some(area)) {
+                1
+            } else {
+                2
+            };
+            (rank, *i)
+        });
+    }
+    let mut kills = 0;
+    // A parent that went away (a closed pipe) ends the worker.
+    let say = |line: String| {
+        let mut stdout = std::io::stdout().lock();
+        if writeln!(stdout, "{line}")
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
+            std::process::exit(1);
+        }
+    };
+    for (i, case) in selected {
+        if which.stop_after > 0 && kills >= which.stop_after {
+            say("stopped".into());
+            return ExitCode::SUCCESS;
+        }
+        say(format!("start {i} {}", case.id));
+        let word = |status: &Status| match status {
+            Status::Pass => "pass",
+            Status::Fail(_) => "fail",
+            Status::Error { .. } => "error",
+            _ => "other",
+        };
+        let mut outcome = execution::run_case(case, &mut imp, &opts, i as u64 + 1);
+        // A failure must reproduce to count: on a loaded machine a timing case can fail once.
+        if matches!(outcome.status, Status::Fail(_) | Status::Error { .. }) {
+            let again = execution::run_case(case, &mut imp, &opts, i as u64 + 1);
+            if again.status == Status::Pass {
+                outcome.status = Status::Skipped("flaky".into());
+                say(format!("flaky {i} {}", case.id));
+            } else {
+                kills += 1;
+            }
+        }
+        let word = word(&outcome.status);
+        say(format!("end {i} {} {word}", case.id));
+    }
+    say("finished".into());
+    ExitCode::SUCCESS
+}
