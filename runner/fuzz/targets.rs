@@ -455,7 +455,12 @@ fn with_tree<T>(f: impl FnOnce(&mut Runtime) -> T) -> T {
 
 fn check_path(input: &[u8]) -> Result<(), String> {
     let path = text(input);
-    for scope in [PathScope::Reference, PathScope::Script] {
+    for scope in [
+        PathScope::Reference,
+        PathScope::Script,
+        PathScope::HitlScript,
+        PathScope::HitlFile,
+    ] {
         let Ok(segments) = validate(&path, scope) else {
             continue;
         };
@@ -487,6 +492,11 @@ fn check_path(input: &[u8]) -> Result<(), String> {
         let first_ok = match scope {
             PathScope::Reference => path == "SKILL.md" || segments[0] == "references",
             PathScope::Script => segments[0] == "scripts",
+            // Profile hitl: a `.py` anywhere in the skill; a file below references/ or assets/.
+            PathScope::HitlScript => path.ends_with(".py"),
+            PathScope::HitlFile => {
+                segments.len() >= 2 && matches!(segments[0], "references" | "assets")
+            }
         };
         ensure(first_ok && depth >= 1, || {
             format!("{scope:?}: accepted {path:?} outside the tool's directories")
