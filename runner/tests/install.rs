@@ -68,7 +68,19 @@ impl Installed {
     }
 
     fn skillspec(&self, args: &[&str]) -> Output {
-        self.command(&self.bin, args).output().unwrap()
+        // The binary was copied a moment ago: another test thread that forks while holding its
+        // write descriptor (until that child's exec closes it) makes exec fail with ETXTBSY.
+        // That race is the test harness's, not the program's: try again.
+        let mut tries = 0;
+        loop {
+            match self.command(&self.bin, args).output() {
+                Err(e) if e.raw_os_error() == Some(26) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                result => return result.expect("the installed copy runs"),
+            }
+        }
     }
 
     /// The same, inside a new mount namespace where the repository is an empty tmpfs. `None`

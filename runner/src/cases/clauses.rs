@@ -591,16 +591,12 @@ mod tests {
             .all(|c| c.feature.is_some()));
     }
 
-    /// Every clause of the `selection` and `trust` profile is cited by at least two cases.
-    #[test]
-    fn every_selection_and_trust_clause_has_two_cases() {
+    /// How many clauses `select` picks, and those of them that fewer than two cases of the
+    /// repository suite cite (with their counts).
+    fn thinly_cited(select: impl Fn(&Clause) -> bool) -> (usize, Vec<(&'static str, usize)>) {
         let suite = crate::cases::load_dir(&crate::default_cases_dir()).unwrap();
-        let profile: Vec<&Clause> = CLAUSES
-            .iter()
-            .filter(|c| matches!(c.feature, Some(Feature::Selection | Feature::Trust)))
-            .collect();
-        assert_eq!(profile.len(), 11);
-        let thin: Vec<(&str, usize)> = profile
+        let picked: Vec<&Clause> = CLAUSES.iter().filter(|c| select(c)).collect();
+        let thin = picked
             .iter()
             .map(|c| {
                 let n = suite
@@ -612,6 +608,15 @@ mod tests {
             })
             .filter(|(_, n)| *n < 2)
             .collect();
+        (picked.len(), thin)
+    }
+
+    /// Every clause of the `selection` and `trust` profile is cited by at least two cases.
+    #[test]
+    fn every_selection_and_trust_clause_has_two_cases() {
+        let (count, thin) =
+            thinly_cited(|c| matches!(c.feature, Some(Feature::Selection | Feature::Trust)));
+        assert_eq!(count, 11);
         assert!(
             thin.is_empty(),
             "profile clauses with fewer than two cases: {thin:?}"
@@ -621,24 +626,8 @@ mod tests {
     /// Every clause of the `hitl` profile is cited by at least two cases.
     #[test]
     fn every_hitl_clause_has_two_cases() {
-        let suite = crate::cases::load_dir(&crate::default_cases_dir()).unwrap();
-        let profile: Vec<&Clause> = CLAUSES
-            .iter()
-            .filter(|c| c.feature == Some(Feature::Hitl))
-            .collect();
-        assert_eq!(profile.len(), 10);
-        let thin: Vec<(&str, usize)> = profile
-            .iter()
-            .map(|c| {
-                let n = suite
-                    .cases
-                    .iter()
-                    .filter(|k| k.clauses.iter().any(|x| x == c.id))
-                    .count();
-                (c.id, n)
-            })
-            .filter(|(_, n)| *n < 2)
-            .collect();
+        let (count, thin) = thinly_cited(|c| c.feature == Some(Feature::Hitl));
+        assert_eq!(count, 10);
         assert!(
             thin.is_empty(),
             "hitl clauses with fewer than two cases: {thin:?}"
