@@ -8,23 +8,7 @@ use std::process::Command;
 use skillspec_runner::cases::fixture::{self, Tree};
 
 fn summary(report_dir: &Path) -> serde_json::Value {
-    let report: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(report_dir.join("report.json")).expect("report written"),
-    )
-    .expect("report is JSON");
-    let schema: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(repo().join("reports/report.schema.json")).unwrap())
-            .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the report schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "report.json does not match its schema: {errors:?}"
-    );
-    report["summary"].clone()
+    common::validated_report(report_dir)["summary"].clone()
 }
 
 #[test]

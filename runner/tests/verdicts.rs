@@ -6,7 +6,7 @@
 //! field into an unsafe failure. Each run uses a few small cases in its own temporary directory.
 
 mod common;
-use common::{bin, repo};
+use common::bin;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -93,22 +93,7 @@ fn run(dir: &Path, adapter_cmd: &str, report: &str, extra: &[&str]) -> (Output, 
 
 /// report.json of `report`, validated against reports/report.schema.json.
 fn report_json(dir: &Path, report: &str) -> Value {
-    let report: Value =
-        serde_json::from_slice(&std::fs::read(dir.join(report).join("report.json")).unwrap())
-            .unwrap();
-    let schema: Value =
-        serde_json::from_slice(&std::fs::read(repo().join("reports/report.schema.json")).unwrap())
-            .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the report schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "report.json does not match its schema: {errors:?}"
-    );
-    report
+    common::validated_report(&dir.join(report))
 }
 
 fn case<'r>(report: &'r Value, id: &str) -> &'r Value {

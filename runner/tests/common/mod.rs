@@ -3,7 +3,7 @@
 //! it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -40,4 +40,24 @@ pub fn text(o: &Output) -> String {
 pub fn schema(name: &str) -> Value {
     let path = repo().join("protocol").join(name);
     serde_json::from_slice(&std::fs::read(path).expect("schema exists")).expect("schema is JSON")
+}
+
+/// `DIR/report.json`, after checking it against `reports/report.schema.json`.
+pub fn validated_report(dir: &Path) -> Value {
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("report.json")).expect("report written"))
+            .expect("report is JSON");
+    let schema: Value =
+        serde_json::from_slice(&std::fs::read(repo().join("reports/report.schema.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the report schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "report.json does not match its schema: {errors:?}"
+    );
+    report
 }
