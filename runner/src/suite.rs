@@ -162,9 +162,7 @@ impl Fixtures {
 impl Drop for Fixtures {
     fn drop(&mut self) {
         if let Some(dir) = self.extracted.take() {
-            let path = dir.path().to_path_buf();
-            drop(dir);
-            crate::execution::live::forget_root(&path);
+            let _ = crate::execution::live::remove_root(dir);
         }
     }
 }

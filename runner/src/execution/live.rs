@@ -5,8 +5,11 @@
 //! the registry is locked ([`spawn_group`], [`create_root`]), so the signal thread, which takes
 //! the same lock and keeps it until the process exits, sees every one of them: nothing can be
 //! created behind its back. On a signal ([`install_signal_handlers`]) it sends SIGTERM to every
-//! adapter group, waits up to [`SIGNAL_GRACE`] for their leaders, sends SIGKILL, removes every
-//! case root, and exits with 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
+//! adapter group, waits up to [`SIGNAL_GRACE`] for their leaders, sends SIGKILL, then stops the
+//! run's own fixture work and waits for it to return ([`fixture::guard::stop_and_wait`]: the
+//! signal path and a worker never change the same tree at once), removes every case root
+//! ([`fixture::remove_root_alone`]: never anything outside it, whatever the depth), and exits
+//! with 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
 
 use std::io;
 use std::os::unix::process::CommandExt;
@@ -17,14 +20,21 @@ use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
 
+use crate::cases::fixture::{self, Identity};
+
 /// How long the signal path lets adapter groups react to SIGTERM before SIGKILL.
 pub const SIGNAL_GRACE: Duration = Duration::from_secs(1);
+
+/// How long the signal path waits for the run's fixture work to notice the stop and return;
+/// every loop of that work checks the stop flag, so this is reached only when a system call
+/// hangs. The roots are then left on disk (and named), never removed under a running worker.
+pub const FIXTURE_PATIENCE: Duration = Duration::from_secs(10);
 
 struct Live {
     /// Leader pids (= process group ids) of the adapters that may still have processes.
     groups: Vec<Pid>,
-    /// Case roots that exist on disk.
-    roots: Vec<PathBuf>,
+    /// Case roots that exist on disk, with the identity each had when it was made.
+    roots: Vec<(PathBuf, Identity)>,
     /// A signal arrived: nothing new may be created.
     terminating: bool,
 }
@@ -81,13 +91,30 @@ pub fn create_root(
         return Err(interrupted());
     }
     let dir = create()?;
-    live.roots.push(dir.path().to_path_buf());
+    let id = Identity::at(dir.path())?;
+    live.roots.push((dir.path().to_path_buf(), id));
     Ok(dir)
 }
 
 /// The case root at `path` was removed.
 pub fn forget_root(path: &Path) {
-    lock().roots.retain(|p| p != path);
+    lock().roots.retain(|(p, _)| p != path);
+}
+
+/// Removes the registered case root `dir` (with everything in it, never anything outside it)
+/// and forgets it. When a signal is being handled the removal stops and the signal path removes
+/// the root instead; this then waits until the process exits.
+pub fn remove_root(dir: tempfile::TempDir) -> io::Result<()> {
+    // Removed here, not by `TempDir`'s own drop, which knows neither the stop nor the depth.
+    let path = dir.keep();
+    let id = lock()
+        .roots
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, id)| *id);
+    let removed = fixture::remove_root(&path, id);
+    forget_root(&path);
+    removed
 }
 
 /// Starts a thread that turns SIGINT and SIGTERM into [`terminate`].
@@ -127,10 +154,21 @@ pub fn terminate(signal: i32) -> ! {
     }
     let roots = std::mem::take(&mut live.roots);
     let mut left = Vec::new();
-    for root in &roots {
-        if let Err(e) = remove_tree(root) {
-            left.push(format!("{}: {e}", root.display()));
+    match fixture::guard::stop_and_wait(FIXTURE_PATIENCE) {
+        Some(alone) => {
+            for (root, id) in &roots {
+                if let Err(e) = fixture::remove_root_alone(root, Some(*id), &alone) {
+                    left.push(format!("{}: {e}", root.display()));
+                }
+            }
         }
+        None => left.extend(roots.iter().map(|(root, _)| {
+            format!(
+                "{}: the run's fixture work did not stop within {} s",
+                root.display(),
+                FIXTURE_PATIENCE.as_secs()
+            )
+        })),
     }
     let name = if signal == signal_hook::consts::SIGINT {
         "SIGINT"
@@ -155,123 +193,4 @@ pub fn leader_exited(pid: Pid) -> bool {
     use rustix::process::{waitid, WaitId, WaitIdOptions};
     let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
     !matches!(waitid(WaitId::Pid(pid), options), Ok(None))
-}
-
-/// Removes the directory tree at `root`, whatever its depth, holding at most two descriptors
-/// at a time and never following a symlink; directories are made writable first. Entries that
-/// vanish meanwhile are fine.
-pub fn remove_tree(root: &Path) -> io::Result<()> {
-    let mut last = Ok(());
-    // A few passes: something running may still add files while we remove them.
-    for _ in 0..3 {
-        last = remove_tree_once(root);
-        match std::fs::symlink_metadata(root) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            _ => {}
-        }
-    }
-    last.and(Err(io::Error::other("the directory is still there")))
-}
-
-fn remove_tree_once(root: &Path) -> io::Result<()> {
-    use rustix::fs::{openat, unlinkat, AtFlags, Dir, FileType, Mode, OFlags, CWD};
-    use rustix::io::Errno;
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let gone = |e: Errno| e == Errno::NOENT;
-    let mut dir = match openat(CWD, root, flags, Mode::empty()) {
-        Ok(d) => d,
-        Err(e) if gone(e) => return Ok(()),
-        Err(e) => return Err(e.into()),
-    };
-    // The names of the directories between `root` and `dir`.
-    let mut names: Vec<std::ffi::CString> = Vec::new();
-    loop {
-        let _ = rustix::fs::fchmod(&dir, Mode::from_raw_mode(0o700));
-        let mut subdir = None;
-        for entry in Dir::read_from(&dir)? {
-            let entry = entry?;
-            let name = entry.file_name();
-            if name.to_bytes() == b"." || name.to_bytes() == b".." {
-                continue;
-            }
-            if entry.file_type() != FileType::Directory {
-                match unlinkat(&dir, name, AtFlags::empty()) {
-                    Ok(()) => continue,
-                    Err(e) if gone(e) => continue,
-                    Err(e) if e == Errno::ISDIR || e == Errno::PERM => {}
-                    Err(e) => return Err(e.into()),
-                }
-            }
-            subdir = Some(name.to_owned());
-            break;
-        }
-        if let Some(name) = subdir {
-            match openat(&dir, name.as_c_str(), flags, Mode::empty()) {
-                Ok(child) => {
-                    dir = child;
-                    names.push(name);
-                }
-                Err(e) if gone(e) => {}
-                Err(e) => return Err(e.into()),
-            }
-            continue;
-        }
-        // `dir` is empty: remove it from its parent.
-        match names.pop() {
-            Some(name) => {
-                let parent = openat(&dir, c"..", flags, Mode::empty())?;
-                match unlinkat(&parent, name.as_c_str(), AtFlags::REMOVEDIR) {
-                    Ok(()) => {}
-                    Err(e) if gone(e) => {}
-                    Err(e) => return Err(e.into()),
-                }
-                dir = parent;
-            }
-            None => {
-                drop(dir);
-                return match std::fs::remove_dir(root) {
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-                    other => other,
-                };
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn removes_deep_and_locked_trees() {
-        let top = tempfile::tempdir().unwrap();
-        let root = top.path().join("case");
-        let mut p = root.clone();
-        // Deeper than PATH_MAX allows to spell and than a descriptor per level would allow.
-        std::fs::create_dir(&p).unwrap();
-        let mut dir =
-            rustix::fs::open(&p, rustix::fs::OFlags::DIRECTORY, rustix::fs::Mode::empty()).unwrap();
-        for _ in 0..3000 {
-            rustix::fs::mkdirat(&dir, "dddddddddd", rustix::fs::Mode::from_raw_mode(0o700))
-                .unwrap();
-            dir = rustix::fs::openat(
-                &dir,
-                "dddddddddd",
-                rustix::fs::OFlags::DIRECTORY,
-                rustix::fs::Mode::empty(),
-            )
-            .unwrap();
-        }
-        drop(dir);
-        p.push("locked");
-        std::fs::create_dir(&p).unwrap();
-        std::fs::write(p.join("f"), b"x").unwrap();
-        std::os::unix::fs::symlink("/", p.join("link")).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
-        remove_tree(&root).unwrap();
-        assert!(std::fs::symlink_metadata(&root).is_err());
-        // Already gone is fine.
-        remove_tree(&root).unwrap();
-    }
 }

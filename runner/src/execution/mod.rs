@@ -452,19 +452,19 @@ fn run_steps(
         .map_err(|e| StepError::Fixture(format!("cannot create a temporary directory: {e}")))?;
     // The canonical path, so that the real path of anything inside equals its spelled path.
     let result = match tmp.path().canonicalize() {
-        Ok(root) => {
-            let result = left_behind(case, drive(case, imp, opts, seq, &root), &root);
-            fixture::make_removable(&root);
-            fixture::remove_deep_chains(&root, &case.tree);
-            result
-        }
+        Ok(root) => left_behind(case, drive(case, imp, opts, seq, &root), &root),
         Err(e) => Err(StepError::Fixture(format!(
             "cannot resolve the temporary directory: {e}"
         ))),
     };
     let path = tmp.path().to_path_buf();
-    drop(tmp);
-    live::forget_root(&path);
+    if let Err(e) = live::remove_root(tmp) {
+        eprintln!(
+            "skillspec: could not remove the case directory {} of {}: {e}",
+            path.display(),
+            case.id
+        );
+    }
     result
 }
 
