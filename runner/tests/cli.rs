@@ -443,3 +443,72 @@ fn a_process_per_case_adapter_is_restarted_before_each_case() {
     assert!(cases > 3, "{sent:?}");
     assert_eq!(starts, cases, "a handshake before every case: {sent:?}");
 }
+
+/// `skillspec adapter` answers each request line it cannot take (not UTF-8, not JSON, nested
+/// 100,000 deep, not an object) with a protocol error of no `seq`, valid against the response
+/// schema, and goes on serving: the good request after each bad line is answered.
+#[test]
+fn the_adapter_answers_bad_request_lines_with_errors_and_goes_on() {
+    use std::io::Write;
+    let deep = |open: &str, close: &str| {
+        let mut line = open.repeat(100_000);
+        line.push_str(&close.repeat(100_000));
+        line.into_bytes()
+    };
+    let bad: Vec<(Vec<u8>, &str)> = vec![
+        (b"{\"type\": \"st\xffart\"}".to_vec(), "UTF-8"),
+        (b"\xc3\x28 garbage".to_vec(), "UTF-8"),
+        (b"not json".to_vec(), "bad request"),
+        (b"{\"type\": \"start\", ".to_vec(), "bad request"),
+        (deep("[", "]"), "bad request"),
+        (deep("{\"a\":", "}"), "bad request"),
+        (b"[1, 2]".to_vec(), "bad request"),
+        (b"\"start\"".to_vec(), "bad request"),
+        (b"null".to_vec(), "bad request"),
+        (b"{\"type\": \"warp\"}".to_vec(), "bad request"),
+    ];
+    let good = br#"{"type":"start","protocol_version":2}"#;
+    let mut input = Vec::new();
+    for (line, _) in &bad {
+        input.extend_from_slice(line);
+        input.push(b'\n');
+        input.extend_from_slice(good);
+        input.push(b'\n');
+    }
+    input.extend_from_slice(b"{\"type\":\"stop\"}\n");
+    let mut child = Command::new(bin())
+        .arg("adapter")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let mut schema = common::schema("response.schema.json");
+    schema["$defs"]["step_result"]["properties"]["result"] = serde_json::json!({});
+    let schema = jsonschema::validator_for(&schema).unwrap();
+    let answers: Vec<serde_json::Value> = String::from_utf8(out.stdout.clone())
+        .expect("answers are UTF-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("answers are JSON"))
+        .collect();
+    assert_eq!(answers.len(), 2 * bad.len(), "{}", text(&out));
+    for (pair, (line, words)) in answers.chunks(2).zip(&bad) {
+        let shown = String::from_utf8_lossy(&line[..line.len().min(40)]);
+        let (error, started) = (&pair[0], &pair[1]);
+        assert!(schema.is_valid(error), "{error}");
+        assert_eq!(error["type"], "error", "{shown}: {error}");
+        assert_eq!(error["seq"], serde_json::Value::Null, "{shown}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains(words), "{shown}: {message}");
+        assert!(
+            message.len() < 1000,
+            "{shown}: a short message, got {message}"
+        );
+        assert_eq!(started["type"], "started", "{shown}: {started}");
+    }
+}

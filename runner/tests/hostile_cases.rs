@@ -585,3 +585,68 @@ fn repeat_expansions_are_bounded_per_value_and_per_case() {
         &[("value", 9, "`$repeat`"), ("total", 10, "`$repeat`")],
     );
 }
+
+/// Case files over a case's budgets (512 MiB of file contents, 10,000 path components, 100,000
+/// `deep` levels, 4096-byte paths) are refused when they load: exit 2, naming the file, the line
+/// and the case, in bounded time and memory, before any case root is made. The 640 GiB case of
+/// the issue (10,000 files of 64 MiB) is one of them, written and padded.
+#[test]
+fn cases_over_their_budgets_are_refused_at_load_before_anything_is_written() {
+    let s = sandbox();
+    let head = |id: &str| {
+        format!("id: hostile.{id}\nsummary: s.\nclauses: [discovery.portable]\ntree:\n{SKILL}")
+    };
+    let tail = "steps:\n  - discover:\n    expect: {loaded: [alpha]}\n";
+    let many = |n: usize, entry: &str| -> String {
+        (0..n).map(|i| format!("  f{i}: {entry}\n")).collect()
+    };
+    for (name, entries) in [
+        ("sized", many(10_000, "{size: 67108864}")),
+        ("padded", many(10_000, "{text: x, size: 67108864}")),
+        ("entries", many(10_000, "{dir: true}")),
+        ("deep", many(2, "{deep: {levels: 60000, name: d}}")),
+        ("path", format!("  ? \"{}b\"\n  : x\n", "a/".repeat(30_000))),
+    ] {
+        s.case(name, &format!("{}{entries}{tail}", head(name)));
+    }
+    // Within the budgets, but writes push it over: refused at the `write` step's line.
+    s.case(
+        "write",
+        &format!(
+            "{}{}{tail}  - write: {{g: {{size: 67108864}}}}\n",
+            head("write"),
+            many(7, "{size: 67108864}")
+        ),
+    );
+    let started = Instant::now();
+    let run = s.run(LIMIT);
+    let took = started.elapsed();
+    assert_refused(
+        &run,
+        &[
+            ("sized", 5, "case `hostile.sized` would make"),
+            ("padded", 5, "512 MiB"),
+            ("entries", 5, "10000 entries"),
+            ("deep", 5, "100000 `deep` levels"),
+            ("path", 5, "at most 4096 bytes"),
+            ("write", 16, "case `hostile.write` would make"),
+        ],
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}
+
+/// A case exactly at its entry budget loads and runs: SKILL.md (`skills/alpha/SKILL.md`, 3
+/// components) and 9,997 one-byte files make 10,000 path components; a 512 MiB sparse file adds
+/// one more entry but writes nothing, so it needs the budget's last component: it replaces one
+/// file. (Bytes and `deep` levels at their budgets: the unit tests of `cases::budget`.)
+#[test]
+fn a_case_at_its_entry_budget_loads_and_runs() {
+    let s = sandbox();
+    let entries: String = (0..9_996).map(|i| format!("  f{i}: x\n")).collect();
+    s.case(
+        "at",
+        &format!("id: hostile.at\nsummary: s.\nclauses: [discovery.portable]\ntree:\n{SKILL}{entries}  big: {{size: 536870912, sparse: true}}\nsteps:\n  - discover:\n    expect: {{loaded: [alpha]}}\n"),
+    );
+    let run = s.run(LIMIT);
+    assert_eq!(run.code, Some(0), "{}", run.text);
+}

@@ -6,6 +6,7 @@
 //! expectations that fit their step, at least one expectation per case. Errors name the file and
 //! line.
 
+pub mod budget;
 pub mod clauses;
 pub mod expect;
 pub mod features;
@@ -19,6 +20,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use serde_saphyr::Spanned;
 
+use crate::cases::budget::Budget;
 use crate::cases::expect::{
     CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, SelectExpect,
     ToolsExpect,
@@ -371,8 +373,9 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         .tree
         .as_ref()
         .map_or(line, |t| t.referenced.line() as usize);
+    let mut budget = Budget::for_case(&id);
     let tree = match &raw.tree {
-        Some(t) => parse_tree(&cx, tree_line, &t.value)?,
+        Some(t) => parse_tree(&cx, tree_line, &t.value, &mut budget)?,
         None => Tree::default(),
     };
     let config_line = raw
@@ -387,13 +390,12 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         return Err(cx.err(line, "`steps` must not be empty"));
     }
     let mut steps = Vec::new();
-    let mut repeat_budget = MAX_REPEAT_PER_CASE;
     for s in &raw.steps {
         steps.push(parse_step(
             &cx,
             s.referenced.line() as usize,
             &s.value,
-            &mut repeat_budget,
+            &mut budget,
         )?);
     }
     check_layout(&cx, (tree_line, &tree), (config_line, &config), &steps)?;
@@ -587,9 +589,14 @@ fn check_layout(
     Ok(())
 }
 
-fn parse_tree(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<Tree, CaseError> {
+fn parse_tree(
+    cx: &Ctx<'_>,
+    line: usize,
+    v: &Value,
+    budget: &mut Budget,
+) -> Result<Tree, CaseError> {
     let obj = as_object(cx, line, "tree", v)?;
-    Tree::from_yaml(obj).map_err(|m| cx.err(line, format!("in `tree`: {m}")))
+    Tree::from_yaml_within(obj, budget).map_err(|m| cx.err(line, format!("in `tree`: {m}")))
 }
 
 fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, CaseError> {
@@ -798,7 +805,7 @@ fn parse_step(
     cx: &Ctx<'_>,
     line: usize,
     v: &Value,
-    repeat_budget: &mut usize,
+    budget: &mut Budget,
 ) -> Result<Step, CaseError> {
     let obj = as_object(cx, line, "step", v)?;
     for key in obj.keys() {
@@ -859,11 +866,11 @@ fn parse_step(
         }
         "read" => Action::Implementation(WireStep::Call {
             tool: "skill_read_reference".into(),
-            args: expand_repeats(payload.clone(), repeat_budget).map_err(|e| cx.err(line, e))?,
+            args: expand_repeats(payload.clone(), budget).map_err(|e| cx.err(line, e))?,
         }),
         "run" => Action::Implementation(WireStep::Call {
             tool: "skill_run_script".into(),
-            args: expand_repeats(payload.clone(), repeat_budget).map_err(|e| cx.err(line, e))?,
+            args: expand_repeats(payload.clone(), budget).map_err(|e| cx.err(line, e))?,
         }),
         "call" => {
             #[derive(Deserialize)]
@@ -875,7 +882,7 @@ fn parse_step(
             let c: RawCall = typed(cx, line, "call", payload)?;
             Action::Implementation(WireStep::Call {
                 tool: c.tool,
-                args: expand_repeats(c.args, repeat_budget).map_err(|e| cx.err(line, e))?,
+                args: expand_repeats(c.args, budget).map_err(|e| cx.err(line, e))?,
             })
         }
         "select" => {
@@ -886,8 +893,7 @@ fn parse_step(
                 #[serde(default)]
                 tools: Vec<String>,
             }
-            let expanded =
-                expand_repeats(payload.clone(), repeat_budget).map_err(|e| cx.err(line, e))?;
+            let expanded = expand_repeats(payload.clone(), budget).map_err(|e| cx.err(line, e))?;
             let r: RawSelect = typed(cx, line, "select", &expanded)?;
             Action::Implementation(WireStep::Select {
                 message: r.message,
@@ -896,7 +902,10 @@ fn parse_step(
         }
         "write" => {
             let m = as_object(cx, line, "write", payload)?;
-            Action::Write(Tree::from_yaml(m).map_err(|e| cx.err(line, format!("in `write`: {e}")))?)
+            Action::Write(
+                Tree::from_yaml_within(m, budget)
+                    .map_err(|e| cx.err(line, format!("in `write`: {e}")))?,
+            )
         }
         "remove" => {
             let paths: Vec<String> = typed(cx, line, "remove", payload)?;
@@ -928,14 +937,11 @@ fn parse_step(
     })
 }
 
-/// All `$repeat` expansions of one case together are at most this many bytes (16 MiB).
-const MAX_REPEAT_PER_CASE: usize = 16 * 1024 * 1024;
-
 /// Replaces every `{$repeat: TEXT, times: N, then: TEXT}` in tool arguments by TEXT repeated N
 /// times followed by the optional `then` text, so long arguments stay readable in a case. Each
-/// expansion is charged to `budget` (what is left of [`MAX_REPEAT_PER_CASE`]) before anything is
-/// allocated.
-fn expand_repeats(v: Value, budget: &mut usize) -> Result<Value, String> {
+/// expansion is charged to the case's `budget` (at most [`budget::MAX_REPEAT_PER_CASE`] in all, and
+/// counted in its bytes) before anything is allocated.
+fn expand_repeats(v: Value, budget: &mut Budget) -> Result<Value, String> {
     match v {
         Value::Object(m) if m.contains_key("$repeat") => {
             let text = m.get("$repeat").and_then(Value::as_str);
@@ -947,20 +953,8 @@ fn expand_repeats(v: Value, budget: &mut usize) -> Result<Value, String> {
             match (text, times, then, only_known) {
                 (Some(text), Some(times), Ok(then), true) if times <= 1_000_000 => {
                     let then = then.unwrap_or("");
-                    let size = usize::try_from(times)
-                        .ok()
-                        .and_then(|t| text.len().checked_mul(t))
-                        .and_then(|n| n.checked_add(then.len()))
-                        .filter(|n| *n <= *budget)
-                        .ok_or_else(|| {
-                            format!(
-                                "`$repeat` would make {} bytes here, and all `$repeat`s of a case together make at most {} MiB ({} bytes are left)",
-                                (text.len() as u128) * u128::from(times) + then.len() as u128,
-                                MAX_REPEAT_PER_CASE >> 20,
-                                *budget
-                            )
-                        })?;
-                    *budget -= size;
+                    // At most 1,000,000 times a text from the case file: no overflow in u64.
+                    budget.repeat(text.len() as u64 * times + then.len() as u64)?;
                     Ok(Value::String(text.repeat(times as usize) + then))
                 }
                 _ => Err(
@@ -1196,10 +1190,22 @@ pub struct CaseSource {
 pub fn assemble(
     root: PathBuf,
     sources: impl IntoIterator<Item = CaseSource>,
-    mut errors: Vec<CaseError>,
+    errors: Vec<CaseError>,
     empty: &str,
 ) -> Result<Suite, Vec<CaseError>> {
+    assemble_within(root, sources, errors, empty, budget::MAX_SUITE_HELD)
+}
+
+/// [`assemble`], with all cases together holding at most `max_held` bytes in memory.
+pub(crate) fn assemble_within(
+    root: PathBuf,
+    sources: impl IntoIterator<Item = CaseSource>,
+    mut errors: Vec<CaseError>,
+    empty: &str,
+    max_held: u64,
+) -> Result<Suite, Vec<CaseError>> {
     let mut cases: Vec<Case> = Vec::new();
+    let mut held = 0u64;
     for source in sources {
         let text = match source.text {
             Ok(t) => t,
@@ -1213,7 +1219,21 @@ pub fn assemble(
             }
         };
         match parse_case(&source.file, &source.area, &text) {
+            Ok(case) if held + budget::held(&case) > max_held => {
+                // spec-cases/README.md "Budgets": what all cases of a run hold in memory.
+                errors.push(CaseError {
+                    file: case.file.clone(),
+                    line: Some(case.line),
+                    message: format!(
+                        "case `{}` holds {} bytes of file contents and arguments in memory, and the cases loaded before it {held}: all cases of a run together hold at most {} MiB ({max_held} bytes)",
+                        case.id,
+                        budget::held(&case),
+                        max_held >> 20
+                    ),
+                });
+            }
             Ok(case) => {
+                held += budget::held(&case);
                 if let Some(other) = cases.iter().find(|c| c.id == case.id) {
                     errors.push(CaseError {
                         file: case.file.clone(),

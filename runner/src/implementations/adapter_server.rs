@@ -1,6 +1,10 @@
 //! Serving an [`Implementation`] over the adapter protocol on a reader/writer pair. This is what
 //! `skillspec adapter` runs (with the reference), and it doubles as a worked example of the
 //! protocol for adapter authors.
+//!
+//! A request line it cannot take (not UTF-8, not JSON, nested deeper than `serde_json`'s limit
+//! of 128, not a request object) is answered `{"type":"error","seq":null,...}` and the next line
+//! is served (PROTOCOL.md, "Errors").
 
 use std::io::{BufRead, Write};
 
@@ -14,16 +18,19 @@ pub fn serve(
     mut output: impl Write,
 ) -> std::io::Result<()> {
     let mut step_seq: Option<u64> = None;
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
+    let mut input = input;
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        if input.read_until(b'\n', &mut raw)? == 0 {
+            return Ok(());
         }
-        let response = match serde_json::from_str::<Request>(&line) {
-            Err(e) => Response::Error {
-                seq: None,
-                message: format!("bad request: {e}"),
-            },
+        let request = match std::str::from_utf8(&raw) {
+            Ok(line) if line.trim().is_empty() => continue,
+            line => parse_request(line),
+        };
+        let response = match request {
+            Err(message) => Response::Error { seq: None, message },
             Ok(Request::Stop) => return Ok(()),
             Ok(Request::Start { protocol_version }) if protocol_version != PROTOCOL_VERSION => Response::Error {
                 seq: None,
@@ -69,7 +76,21 @@ pub fn serve(
         writeln!(output, "{text}")?;
         output.flush()?;
     }
-    Ok(())
+}
+
+/// One request line, or the text of the protocol error that answers it (PROTOCOL.md, "Errors":
+/// a bad request line is answered and the session goes on).
+fn parse_request(line: Result<&str, std::str::Utf8Error>) -> Result<Request, String> {
+    let line = line.map_err(|e| {
+        format!(
+            "bad request: the line is not valid UTF-8 (at byte {})",
+            e.valid_up_to()
+        )
+    })?;
+    if !line.trim_start().starts_with('{') {
+        return Err("bad request: a request is a JSON object, and this line is not one".into());
+    }
+    serde_json::from_str::<Request>(line).map_err(|e| format!("bad request: {e}"))
 }
 
 fn error(seq: Option<u64>, e: ImplError) -> Response {

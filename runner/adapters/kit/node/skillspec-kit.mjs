@@ -392,15 +392,24 @@ const realExit = process.exit.bind(process);
 
 class Answer extends Error {}
 
+/** `String(value)`, or a plain description when that throws (a 100,000-deep array overflows the stack). */
+function safeString(value) {
+  try {
+    return String(value);
+  } catch (e) {
+    return Array.isArray(value) ? '(an array too deeply nested to show)' : `(a value that cannot be shown: ${e && e.name})`;
+  }
+}
+
 function clean(text, limit = 4000) {
-  const s = String(text).replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+  const s = safeString(text).replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
   return s.length <= limit ? s : `${s.slice(0, limit)}... (${s.length} characters in all)`;
 }
 
 function describe(value) {
   let s;
   try { s = JSON.stringify(value); } catch { s = undefined; }
-  return clean(s === undefined ? String(value) : s, 200);
+  return clean(s === undefined ? safeString(value) : s, 200);
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -644,7 +653,15 @@ class Session {
       response = err(null, e instanceof TypeError ? 'request is not valid UTF-8' : `request is not JSON: ${e.message}`);
     }
     if (!response) {
-      response = await this.handle(msg);
+      // A request the kit cannot take is answered with an error and the next line is served
+      // (PROTOCOL.md, "Errors"): whatever it holds, it never ends the session.
+      try {
+        response = await this.handle(msg);
+      } catch (e) {
+        log(`a request could not be handled; answering error. Stack:\n${e && e.stack ? e.stack : safeString(e)}`);
+        const what = e instanceof Error ? `${e.name}: ${e.message}` : describe(e);
+        response = err(null, `the request could not be handled: ${what}`);
+      }
       if (response === null) return false;
     }
     try {

@@ -311,6 +311,34 @@ describe('transport', () => {
     });
   }
 
+  test('hostile request lines are answered with error and the adapter goes on', async () => {
+    const deepArray = '['.repeat(100000) + ']'.repeat(100000);
+    const deepObject = '{"a":'.repeat(100000) + '1' + '}'.repeat(100000);
+    const deepArgs = `{"type": "step", "seq": 1, "index": 0, "step": {"op": "call", "tool": "t", "args": ${deepArray}}}`;
+    const p = start(MINIMAL);
+    for (const [bad, words] of [
+      [deepArray, /JSON object/],
+      [deepObject, /without a valid `seq`/],
+      [`{"type": ${deepArray}, "seq": 1}`, /request type/],
+      [`{"type": "case_start", "seq": 1, "root": ${deepArray}}`, /root/],
+      [deepArgs, /not open/],
+      ['"start"', /JSON object/],
+      ['42', /JSON object/],
+      ['null', /JSON object/],
+      ['{"type": "start"', /not JSON/],
+    ]) {
+      p.send(Buffer.from(`${bad}\n`));
+      const r = await p.recv();
+      const shown = bad.slice(0, 40);
+      assert.equal(r.type, 'error', shown);
+      assert.equal(r.seq === null || r.seq === 1, true, shown);
+      assert.match(r.message, words, shown);
+      assert.ok(r.message.length < 1000, `${shown}: ${r.message.length} characters`);
+      await started(p);
+    }
+    await cleanExit(p);
+  });
+
   const NOISY = `
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -780,14 +780,21 @@ class _Session:
             line = raw.rstrip(b"\n")
             if not line.strip():
                 continue
+            # A request line that cannot be taken is answered with an error (seq null), and the
+            # next line is served (PROTOCOL.md, "Errors").
             try:
                 msg = json.loads(line.decode("utf-8"))
             except UnicodeDecodeError as e:
                 response: Optional[Dict[str, JSON]] = _err(None, "request is not valid UTF-8 (at byte %d)" % e.start)
             except ValueError as e:
                 response = _err(None, "request is not JSON: %s" % e)
+            except RecursionError:
+                response = _err(None, "request is nested too deeply to decode (Python's recursion limit is %d)" % sys.getrecursionlimit())
             else:
-                response = self.handle(msg)
+                try:
+                    response = self.handle(msg)
+                except RecursionError:
+                    response = _err(None, "request is nested too deeply to handle (Python's recursion limit is %d)" % sys.getrecursionlimit())
                 if response is None:  # stop
                     self.cleanup()
                     return

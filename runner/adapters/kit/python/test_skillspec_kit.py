@@ -293,6 +293,30 @@ class Transport(KitTest):
         self.started(p)
         self.assert_clean_exit(p)
 
+    def test_hostile_request_lines_are_answered_with_error_and_the_adapter_goes_on(self):
+        deep_array = b"[" * 100000 + b"]" * 100000
+        deep_object = b'{"a":' * 100000 + b"1" + b"}" * 100000
+        deep_args = b'{"type": "step", "seq": 1, "index": 0, "step": {"op": "call", "tool": "t", "args": ' + deep_array + b"}}"
+        p = self.adapter(MINIMAL)
+        for bad, words in (
+            (deep_array, "nested too deeply"),
+            (deep_object, "nested too deeply"),
+            (deep_args, "nested too deeply"),
+            (b'"start"', "JSON object"),
+            (b"42", "JSON object"),
+            (b"null", "JSON object"),
+            (b"\xc3\x28 not utf-8", "UTF-8"),
+            (b"{\"type\": \"start\"", "not JSON"),
+        ):
+            p.send(bad + b"\n")
+            r = p.recv()
+            self.assertEqual(r["type"], "error", bad[:40])
+            self.assertIsNone(r["seq"], bad[:40])
+            self.assertIn(words, r["message"], bad[:40])
+            self.assertLess(len(r["message"]), 1000, bad[:40])
+            self.started(p)
+        self.assert_clean_exit(p)
+
     def test_stdout_is_protected_from_the_runtime(self):
         p = self.adapter(
             """
