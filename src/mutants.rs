@@ -170,8 +170,13 @@ catalogue! {
         "later directories shadow earlier ones (installed wins over user)";
     TrustCeilingIgnoresInstalled = "trust-ceiling-ignores-installed", "trust.attenuation",
         "the tool ceiling is lowered only when every active skill is installed, not when any is";
+    TrustCeilingNotApplied = "trust-ceiling-not-applied", "trust.attenuation",
+        "the tool ceiling is only reported: the runtime still offers and runs skill_install and skill_remove";
     ArchiveLinkAccepted = "archive-link-accepted", "skills.lifecycle",
         "an archive entry that is a symlink is accepted (extracted as a file) instead of refusing the archive";
+    // Profile `hitl`.
+    HitlInvisibleArgsAllowed = "hitl-invisible-args-allowed", "hitl.confirm",
+        "run_skill_script asks about and runs arguments holding bidirectional or zero-width characters";
 }
 
 #[cfg(feature = "mutants")]
