@@ -1,10 +1,11 @@
 //! Measures what hostile activation patterns cost the reference runtime (issue #14, item 2a;
 //! SPEC.md `selection.score.patterns`, its pattern budget).
 //!
-//! `pattern_cost load N` writes N installed skills, each with five copies of the heaviest
-//! pattern the budget admits (`(.|b){100}` repeated; `--over` one repetition more), into a
-//! temporary directory and starts a runtime on them (the scan compiles every pattern).
-//! `pattern_cost select N` does the same, then selects once over a 4,096-byte message.
+//! `pattern_cost load N [--times K]` writes N installed skills, each with five copies of the
+//! pattern `(.|b){100}` repeated K times (default 24: the issue's 240-byte pattern, weight 4800;
+//! 5 is the heaviest the weight budget admits, 1000), into a temporary directory and starts a
+//! runtime on them (the scan compiles the patterns it keeps). `pattern_cost select N [--times K]`
+//! does the same, then selects once over a 4,096-byte message.
 //! Run it under `/usr/bin/time -v` for the peak memory; it prints the wall time of each phase
 //! and how many patterns were kept. Exit 2 on a usage or file system error.
 

@@ -200,6 +200,12 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
         names: &mut names_present,
     };
     walk(root, &mut Vec::new(), &mut found);
+    if active(Mutant::TrustShadowingSkillDirsOnly) {
+        names_present = candidates
+            .iter()
+            .filter_map(|c| c.components.last().cloned())
+            .collect();
+    }
 
     let mut by_name: BTreeMap<Vec<u8>, Vec<Candidate>> = BTreeMap::new();
     for c in candidates {

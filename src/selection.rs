@@ -322,7 +322,10 @@ pub fn check_pattern(pattern: &str) -> Result<u64, String> {
         return Err(format!("unexpected `{c}` at character {}", p.at));
     }
     // spec: selection.score.patterns (the weight budget)
-    let weight = whole.weight.max(1);
+    let weight = match active(Mutant::SelectionPatternWeightUnbounded) {
+        true => 0,
+        false => whole.weight.max(1),
+    };
     if weight > MAX_PATTERN_WEIGHT {
         return Err(format!(
             "weighs {weight}, more than {MAX_PATTERN_WEIGHT} (atoms with counted repetitions written out)"
