@@ -118,10 +118,12 @@ pub struct Discovery {
     pub loaded: Vec<Guide>,
     /// Everything skipped, sorted by path.
     pub skipped: Vec<Skip>,
-    /// The name of every skill directory the scan found, loaded or skipped (for the `trust`
-    /// profile, where a name present in an earlier directory shadows later ones).
+    /// The name of every entry the scan met, wherever it looked: skill directories (loaded or
+    /// skipped), directories it descended into or found too deep, symlinks, files and other
+    /// entries (not what is inside a skill directory). For the `trust` profile, where any entry
+    /// of a name in an earlier directory shadows that name in later ones.
     #[serde(skip)]
-    pub skill_names: std::collections::BTreeSet<Vec<u8>>,
+    pub names_present: std::collections::BTreeSet<Vec<u8>>,
 }
 
 impl Discovery {
@@ -191,11 +193,19 @@ pub fn discover_in_keeping_frontmatter(root: BorrowedFd<'_>) -> Discovery {
 fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
     let mut candidates = Vec::new();
     let mut skipped = Vec::new();
-    walk(root, &mut Vec::new(), &mut candidates, &mut skipped);
-    let skill_names = candidates
-        .iter()
-        .filter_map(|c| c.components.last().cloned())
-        .collect();
+    let mut names_present = std::collections::BTreeSet::new();
+    let mut found = Found {
+        candidates: &mut candidates,
+        skipped: &mut skipped,
+        names: &mut names_present,
+    };
+    walk(root, &mut Vec::new(), &mut found);
+    if active(Mutant::TrustShadowingSkillDirsOnly) {
+        names_present = candidates
+            .iter()
+            .filter_map(|c| c.components.last().cloned())
+            .collect();
+    }
 
     let mut by_name: BTreeMap<Vec<u8>, Vec<Candidate>> = BTreeMap::new();
     for c in candidates {
@@ -246,16 +256,24 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
     Discovery {
         loaded,
         skipped,
-        skill_names,
+        names_present,
     }
 }
 
-fn walk(
-    dir: BorrowedFd<'_>,
-    path: &mut Vec<Vec<u8>>,
-    candidates: &mut Vec<Candidate>,
-    skipped: &mut Vec<Skip>,
-) {
+/// What a walk collects.
+struct Found<'a> {
+    candidates: &'a mut Vec<Candidate>,
+    skipped: &'a mut Vec<Skip>,
+    /// Every entry name met (SPEC.md `trust.levels`, shadowing).
+    names: &'a mut std::collections::BTreeSet<Vec<u8>>,
+}
+
+fn walk(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, found: &mut Found<'_>) {
+    let Found {
+        candidates,
+        skipped,
+        names,
+    } = found;
     let entries = match safe_fs::list_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -272,6 +290,7 @@ fn walk(
         if kind == EntryKind::Symlink && active(Mutant::DiscoveryFollowsDirSymlink) {
             kind = EntryKind::Directory;
         }
+        names.insert(name.clone());
         path.push(name);
         let here = join_display(path);
         match kind {
@@ -302,7 +321,15 @@ fn walk(
                             components: path.clone(),
                             outcome: load_skill(sub.as_fd(), path),
                         }),
-                        Ok(None) => walk(sub.as_fd(), path, candidates, skipped),
+                        Ok(None) => walk(
+                            sub.as_fd(),
+                            path,
+                            &mut Found {
+                                candidates,
+                                skipped,
+                                names,
+                            },
+                        ),
                         Err(e) => skipped.push(Skip {
                             path: here,
                             reason: SkipReason::Unreadable,

@@ -44,6 +44,54 @@ pub enum Session {
     Interactive,
     /// Nobody can answer: `run_skill_script` fails closed (`no_human`).
     NonInteractive,
+    /// A setting other than exactly `interactive` or `non-interactive`: nobody is asked, as in a
+    /// non-interactive session (fail closed).
+    Unrecognized,
+}
+
+impl Session {
+    /// The session a setting names (SPEC.md `hitl.confirm`): exactly `interactive` or
+    /// `non-interactive`, compared byte for byte. Anything else (`non_interactive`,
+    /// `NON-INTERACTIVE`, `interactive ` with a space, the empty text, `batch`) is
+    /// [`Session::Unrecognized`]: a setting the runtime cannot read never means a human is there.
+    // spec: hitl.confirm (the session setting fails closed)
+    pub fn from_setting(text: &str) -> Session {
+        match text {
+            "interactive" => Session::Interactive,
+            "non-interactive" => Session::NonInteractive,
+            _ => Session::Unrecognized,
+        }
+    }
+}
+
+/// Whether `c` can make a question read differently from what runs, besides the control
+/// characters (Cc) the core's argument rule refuses: a format character (general category Cf:
+/// the bidirectional embeddings, overrides, isolates and marks, zero-width characters, U+FEFF,
+/// U+2060...) or the line and paragraph separators U+2028 and U+2029.
+pub fn misleads_the_question(c: char) -> bool {
+    use unicode_general_category::{get_general_category, GeneralCategory as G};
+    matches!(
+        get_general_category(c),
+        G::Format | G::LineSeparator | G::ParagraphSeparator
+    )
+}
+
+/// Refuses a text shown in the question that holds a character of [`misleads_the_question`]
+/// (`invalid_args`, before anything is looked up or asked).
+// spec: hitl.confirm (what the human reads is what runs)
+fn shown_plainly(what: &str, text: &str) -> Result<(), ToolError> {
+    match text.chars().find(|c| misleads_the_question(*c)) {
+        Some(c) if !crate::mutants::active(crate::mutants::Mutant::HitlInvisibleArgsAllowed) => {
+            Err(ToolError::new(
+                ErrorCode::InvalidArgs,
+                format!(
+                    "{what} holds U+{:04X}, a format or separator character that could make the question read differently from what runs",
+                    u32::from(c)
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The profile's settings.
@@ -239,6 +287,11 @@ fn run_skill_script(cx: &Context<'_>, args: &Value, human: &mut dyn Human) -> To
     let skill = string_arg(obj, "skill")?;
     let script = string_arg(obj, "script")?;
     let argv = check_args(obj)?;
+    shown_plainly("`skill`", skill)?;
+    shown_plainly("`script`", script)?;
+    for (i, a) in argv.iter().enumerate() {
+        shown_plainly(&format!("argument {i}"), a)?;
+    }
     // 3. Skill.
     let guide = find_skill(cx.discovery, skill)?;
     let root = open_root(cx)?;
@@ -251,11 +304,20 @@ fn run_skill_script(cx: &Context<'_>, args: &Value, human: &mut dyn Human) -> To
             .map_err(|e| leaf_error(e, 0))?,
     );
     // 5. Session: nobody to ask, nothing runs.
-    if cx.config.session == Session::NonInteractive {
-        return Err(ToolError::new(
-            ErrorCode::NoHuman,
-            "run_skill_script needs a person to confirm each call, and this session has none",
-        ));
+    match cx.config.session {
+        Session::Interactive => {}
+        Session::NonInteractive => {
+            return Err(ToolError::new(
+                ErrorCode::NoHuman,
+                "run_skill_script needs a person to confirm each call, and this session has none",
+            ))
+        }
+        Session::Unrecognized => {
+            return Err(ToolError::new(
+                ErrorCode::NoHuman,
+                "the session setting is neither `interactive` nor `non-interactive`, so nobody is asked and nothing runs",
+            ))
+        }
     }
     // 6. The human, once for this call.
     let question = Question {
@@ -395,6 +457,63 @@ mod tests {
         assert_eq!(cut_output(b"a\xc0b", 2), ("a\u{fffd}".to_owned(), true));
         // Not truncated: an incomplete end is replaced, not dropped.
         assert_eq!(cut_output(b"a\xe2\x82", 5), ("a\u{fffd}".to_owned(), false));
+    }
+
+    #[test]
+    fn only_the_documented_session_settings_are_read() {
+        assert_eq!(Session::from_setting("interactive"), Session::Interactive);
+        assert_eq!(
+            Session::from_setting("non-interactive"),
+            Session::NonInteractive
+        );
+        for bad in [
+            "non_interactive",
+            "NON-INTERACTIVE",
+            "Interactive",
+            "interactive ",
+            " interactive",
+            "",
+            "batch",
+            "yes",
+        ] {
+            assert_eq!(Session::from_setting(bad), Session::Unrecognized, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn format_and_separator_characters_mislead_the_question() {
+        for c in [
+            '\u{202A}',
+            '\u{202B}',
+            '\u{202C}',
+            '\u{202D}',
+            '\u{202E}',
+            '\u{2066}',
+            '\u{2067}',
+            '\u{2068}',
+            '\u{2069}',
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{2060}',
+            '\u{FEFF}',
+            '\u{00AD}',
+            '\u{061C}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{E0001}',
+        ] {
+            assert!(misleads_the_question(c), "U+{:04X}", u32::from(c));
+            assert!(shown_plainly("x", &format!("a{c}b")).is_err());
+        }
+        for c in [
+            'a', 'é', '日', 'ש', '😀', '\u{00A0}', ' ', '\u{3000}', '\u{0301}',
+        ] {
+            assert!(!misleads_the_question(c), "U+{:04X}", u32::from(c));
+        }
+        assert!(shown_plainly("x", "café 日本").is_ok());
     }
 
     #[test]

@@ -354,8 +354,9 @@ fn fresh_dir(dir: BorrowedFd<'_>) -> Result<(String, OwnedFd), String> {
     Err("no fresh directory name for the install".into())
 }
 
-/// `skill_install`: checks, in order, the arguments (`invalid_args`), that no skill of that name
-/// is present and nothing of that name is in the installed directory (`exists`), that the
+/// `skill_install`: checks, in order, the arguments (`invalid_args`), that no entry of that name
+/// is present in any directory's scan and nothing of that name is in the installed directory
+/// (`exists`), that the
 /// archive `<registry>/<name>.tar` is there (`not_found`), and the archive (`invalid_archive`);
 /// then extracts it, checks that it loads as a skill, and moves it into place.
 pub fn install(
@@ -376,6 +377,7 @@ pub fn install(
         .and_then(|fd| safe_fs::entry_kind(fd.as_fd(), OsStr::new(name)).ok())
         .flatten()
         .is_some();
+    // spec: skills.lifecycle, trust.levels (an entry of the name anywhere would shadow it)
     if in_installed || scan.present.contains(name.as_bytes()) {
         return Err(err(
             ErrorCode::Exists,

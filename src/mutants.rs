@@ -164,14 +164,23 @@ catalogue! {
         "an exclude keyword in the message does not veto the skill";
     SelectionBudgetStopsWalk = "selection-budget-stops-walk", "selection.budget",
         "the first skill that does not fit the budget stops the walk instead of being skipped";
+    SelectionPatternWeightUnbounded = "selection-pattern-weight-unbounded", "selection.score.patterns",
+        "patterns are neither weighed nor charged to the scan's budget (only the 256-byte limit holds)";
     SelectionGatingIgnored = "selection-gating-ignored", "selection.gating",
         "a skill whose requirements are not met is still selected";
     TrustShadowingReversed = "trust-shadowing-reversed", "trust.levels",
         "later directories shadow earlier ones (installed wins over user)";
+    TrustShadowingSkillDirsOnly = "trust-shadowing-skill-dirs-only", "trust.levels",
+        "only skill directories shadow: a user symlink or file of the name lets the installed skill load";
     TrustCeilingIgnoresInstalled = "trust-ceiling-ignores-installed", "trust.attenuation",
         "the tool ceiling is lowered only when every active skill is installed, not when any is";
+    TrustCeilingNotApplied = "trust-ceiling-not-applied", "trust.attenuation",
+        "the tool ceiling is only reported: the runtime still offers and runs skill_install and skill_remove";
     ArchiveLinkAccepted = "archive-link-accepted", "skills.lifecycle",
         "an archive entry that is a symlink is accepted (extracted as a file) instead of refusing the archive";
+    // Profile `hitl`.
+    HitlInvisibleArgsAllowed = "hitl-invisible-args-allowed", "hitl.confirm",
+        "run_skill_script asks about and runs a call whose skill, script or arguments hold bidirectional or zero-width characters";
 }
 
 #[cfg(feature = "mutants")]

@@ -107,6 +107,18 @@ impl Profile {
         }
     }
 
+    /// Whether the tool `name` stays under the ceiling of the skills active now (SPEC.md
+    /// `trust.attenuation`): the ceiling applies to the tools the runtime itself offers and
+    /// runs, not only to the host's list a `select` reports on.
+    // spec: trust.attenuation
+    pub fn allows_tool(&self, name: &str) -> bool {
+        let trusts = self
+            .active
+            .iter()
+            .filter_map(|n| self.scan.skill(n).map(|s| s.trust));
+        !trust::ceiling(&[name.to_owned()], trusts).is_empty()
+    }
+
     /// A new turn: no skill is active until the next selection.
     pub fn new_turn(&mut self) {
         self.active.clear();

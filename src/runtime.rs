@@ -87,7 +87,7 @@ impl Runtime {
     }
 
     /// The lifecycle tools offered: all three whenever the profile is on, filtered by the
-    /// operator's tool allowlist.
+    /// operator's tool allowlist and by the ceiling of the active skills.
     pub fn offered_lifecycle_tools(&self) -> Vec<LifecycleTool> {
         if self.profile.is_none() {
             return Vec::new();
@@ -98,7 +98,15 @@ impl Runtime {
                 Some(list) => list.iter().any(|n| n == t.as_str()),
                 None => true,
             })
+            .filter(|t| self.under_ceiling(t.as_str()))
             .collect()
+    }
+
+    /// Whether the active skills' tool ceiling keeps `tool` (always, without the profile).
+    // spec: trust.attenuation (the ceiling applies to what the runtime offers and runs)
+    fn under_ceiling(&self, tool: &str) -> bool {
+        self.profile.as_ref().is_none_or(|p| p.allows_tool(tool))
+            || active(Mutant::TrustCeilingNotApplied)
     }
 
     /// The names of every tool offered to the model: the core tools, then the profiles'.
@@ -170,7 +178,8 @@ impl Runtime {
         }
     }
 
-    /// The tools offered to the model: registered and allowed by the operator's tool allowlist.
+    /// The tools offered to the model: registered, allowed by the operator's tool allowlist and
+    /// kept by the ceiling of the active skills (profile `trust`).
     pub fn offered_tools(&self) -> Vec<ToolName> {
         self.registered_tools()
             .into_iter()
@@ -178,6 +187,7 @@ impl Runtime {
                 Some(list) => list.iter().any(|n| n == t.as_str()),
                 None => true,
             })
+            .filter(|t| self.under_ceiling(t.as_str()))
             .collect()
     }
 

@@ -41,6 +41,17 @@ pub const MAX_PATTERNS: usize = 5;
 pub const MAX_PATTERN_BYTES: usize = 256;
 /// The largest count of a counted repetition (`{n}`, `{n,}`, `{n,m}`) in the portable subset.
 pub const MAX_REPEAT: u32 = 100;
+/// The heaviest pattern of the portable subset (its weight, [`check_pattern`]): what one pattern
+/// may cost an engine stays bounded however its atoms and counts combine.
+pub const MAX_PATTERN_WEIGHT: u64 = 1000;
+/// The most the patterns kept in one scan weigh together ([`PatternBudget`]). Every kept pattern
+/// weighs at least 1, so this also caps the number of patterns of a scan.
+pub const MAX_SCAN_PATTERN_WEIGHT: u64 = 10_000;
+/// Backstop: the engine refuses to compile a pattern whose automaton exceeds this many bytes
+/// (every pattern of the subset within [`MAX_PATTERN_WEIGHT`] stays under 2 MiB).
+pub const REGEX_SIZE_LIMIT: usize = 4 << 20;
+/// Backstop: the engine's lazy DFA cache of one pattern holds at most this many bytes.
+pub const REGEX_DFA_SIZE_LIMIT: usize = 1 << 20;
 
 /// The declared prompt cost of a skill that declares none.
 pub const DEFAULT_SKILL_TOKENS: u64 = 2000;
@@ -60,7 +71,11 @@ pub struct Activation {
     pub exclude_keywords: Vec<String>,
     /// Folded, at least [`MIN_TERM_BYTES`], at most [`MAX_TAGS`].
     pub tags: Vec<String>,
-    /// The portable ones among the first [`MAX_PATTERNS`] patterns, compiled.
+    /// The portable ones among the first [`MAX_PATTERNS`] patterns, with their weights, in
+    /// order: what [`Activation::compile_patterns`] compiles within a scan's budget.
+    pub portable_patterns: Vec<(String, u64)>,
+    /// The patterns that count: those of `portable_patterns` that fit the scan's budget,
+    /// compiled (empty until [`Activation::compile_patterns`]).
     pub patterns: Vec<Regex>,
     /// The declared prompt cost (`max_context_tokens`), [`DEFAULT_SKILL_TOKENS`] when absent.
     pub max_context_tokens: u64,
@@ -72,8 +87,49 @@ impl Default for Activation {
             keywords: Vec::new(),
             exclude_keywords: Vec::new(),
             tags: Vec::new(),
+            portable_patterns: Vec::new(),
             patterns: Vec::new(),
             max_context_tokens: DEFAULT_SKILL_TOKENS,
+        }
+    }
+}
+
+/// What is left of one scan's pattern weight (SPEC.md `selection.score.patterns`): the patterns
+/// of a scan are charged in load order, and one that no longer fits is ignored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PatternBudget {
+    left: u64,
+}
+
+impl PatternBudget {
+    /// The budget of one scan: [`MAX_SCAN_PATTERN_WEIGHT`].
+    pub fn for_scan() -> PatternBudget {
+        PatternBudget {
+            left: MAX_SCAN_PATTERN_WEIGHT,
+        }
+    }
+
+    /// What is left.
+    pub fn left(&self) -> u64 {
+        self.left
+    }
+}
+
+impl Activation {
+    /// Compiles the portable patterns, in order, while they fit `budget`: a pattern heavier
+    /// than what is left is ignored (a later, lighter one may still fit), and so is one the
+    /// engine refuses at its size limits (the backstop; it is not charged).
+    // spec: selection.score.patterns
+    pub fn compile_patterns(&mut self, budget: &mut PatternBudget) {
+        self.patterns.clear();
+        for (text, weight) in &self.portable_patterns {
+            if *weight > budget.left {
+                continue;
+            }
+            if let Ok(re) = build_regex(text) {
+                budget.left -= weight;
+                self.patterns.push(re);
+            }
         }
     }
 }
@@ -192,10 +248,10 @@ pub fn read_fields(frontmatter: &str) -> Result<Fields, String> {
             MAX_EXCLUDES,
         );
         a.tags = terms(strings(activation, "tags", "activation.tags")?, MAX_TAGS);
-        a.patterns = strings(activation, "patterns", "activation.patterns")?
-            .iter()
+        a.portable_patterns = strings(activation, "patterns", "activation.patterns")?
+            .into_iter()
             .take(MAX_PATTERNS)
-            .filter_map(|p| compile_pattern(p).ok())
+            .filter_map(|p| check_pattern(&p).ok().map(|w| (p, w)))
             .collect();
         if let Some(tokens) = present(activation, "max_context_tokens") {
             a.max_context_tokens = match tokens {
@@ -233,16 +289,24 @@ pub fn read_fields(frontmatter: &str) -> Result<Fields, String> {
 /// flags `su`, Python `re.DOTALL`). The error says why a pattern is ignored.
 pub fn compile_pattern(pattern: &str) -> Result<Regex, String> {
     check_pattern(pattern)?;
+    build_regex(pattern)
+}
+
+/// Builds a checked pattern with the engine's size limits as a backstop.
+fn build_regex(pattern: &str) -> Result<Regex, String> {
     RegexBuilder::new(pattern)
         .dot_matches_new_line(true)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
         .build()
         .map_err(|e| format!("pattern does not compile: {e}"))
 }
 
 /// Checks that `pattern` is in the portable subset: the grammar SPEC.md gives under
 /// `selection.score.patterns`, which Rust's `regex`, JavaScript (flags `su`) and Python's `re`
-/// (`re.DOTALL`) all read the same way.
-pub fn check_pattern(pattern: &str) -> Result<(), String> {
+/// (`re.DOTALL`) all read the same way, within [`MAX_PATTERN_WEIGHT`]. Returns its weight: the
+/// atoms it holds once counted repetitions are written out (at least 1).
+pub fn check_pattern(pattern: &str) -> Result<u64, String> {
     if pattern.len() > MAX_PATTERN_BYTES {
         return Err(format!(
             "longer than {MAX_PATTERN_BYTES} bytes ({} bytes)",
@@ -253,10 +317,45 @@ pub fn check_pattern(pattern: &str) -> Result<(), String> {
         chars: pattern.chars().collect(),
         at: 0,
     };
-    p.alternation()?;
-    match p.peek() {
-        None => Ok(()),
-        Some(c) => Err(format!("unexpected `{c}` at character {}", p.at)),
+    let whole = p.alternation()?;
+    if let Some(c) = p.peek() {
+        return Err(format!("unexpected `{c}` at character {}", p.at));
+    }
+    // spec: selection.score.patterns (the weight budget)
+    let weight = match active(Mutant::SelectionPatternWeightUnbounded) {
+        true => 0,
+        false => whole.weight.max(1),
+    };
+    if weight > MAX_PATTERN_WEIGHT {
+        return Err(format!(
+            "weighs {weight}, more than {MAX_PATTERN_WEIGHT} (atoms with counted repetitions written out)"
+        ));
+    }
+    Ok(weight)
+}
+
+/// What the reader learned of a part of a pattern: whether a counted repetition occurs inside,
+/// and its weight (SPEC.md `selection.score.patterns`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Part {
+    counted: bool,
+    weight: u64,
+}
+
+impl Part {
+    fn atom(weight: u64) -> Part {
+        Part {
+            counted: false,
+            weight,
+        }
+    }
+
+    /// Two parts side by side (a sequence) or as alternatives: both weigh.
+    fn and(self, other: Part) -> Part {
+        Part {
+            counted: self.counted || other.counted,
+            weight: self.weight.saturating_add(other.weight),
+        }
     }
 }
 
@@ -285,35 +384,37 @@ impl PatternParser {
         c
     }
 
-    /// alternatives separated by `|`; returns whether a counted repetition occurs inside.
-    fn alternation(&mut self) -> Result<bool, String> {
-        let mut counted = self.sequence()?;
+    /// Alternatives separated by `|`: each weighs (the automaton holds every branch).
+    fn alternation(&mut self) -> Result<Part, String> {
+        let mut part = self.sequence()?;
         while self.peek() == Some('|') {
             self.bump();
-            counted |= self.sequence()?;
+            part = part.and(self.sequence()?);
         }
-        Ok(counted)
+        Ok(part)
     }
 
-    fn sequence(&mut self) -> Result<bool, String> {
-        let mut counted = false;
+    fn sequence(&mut self) -> Result<Part, String> {
+        let mut part = Part::default();
         while let Some(c) = self.peek() {
             if c == '|' || c == ')' {
                 break;
             }
-            counted |= self.term()?;
+            part = part.and(self.term()?);
         }
-        Ok(counted)
+        Ok(part)
     }
 
-    fn term(&mut self) -> Result<bool, String> {
+    /// One term: `^` and every atom weigh 1, a class weighs its items, a group its inside; a
+    /// quantifier multiplies.
+    fn term(&mut self) -> Result<Part, String> {
         let start = self.at;
-        let inner_counted = match self.bump() {
+        let inner = match self.bump() {
             Some('^') => {
                 if self.peek().is_some_and(|c| "*+?{".contains(c)) {
                     return Err("a quantifier after `^`".into());
                 }
-                return Ok(false);
+                return Ok(Part::atom(1));
             }
             Some('(') => {
                 if self.peek() == Some('?') {
@@ -324,21 +425,18 @@ impl PatternParser {
                     }
                     self.at += 2;
                 }
-                let counted = self.alternation()?;
+                let inside = self.alternation()?;
                 if self.bump() != Some(')') {
                     return Err(format!("the group at character {start} is not closed"));
                 }
-                counted
+                inside
             }
-            Some('[') => {
-                self.class(start)?;
-                false
-            }
+            Some('[') => Part::atom(self.class(start)?),
             Some('\\') => {
                 self.escape(SYNTAX)?;
-                false
+                Part::atom(1)
             }
-            Some('.') => false,
+            Some('.') => Part::atom(1),
             Some(c @ ('*' | '+' | '?' | '{')) => {
                 return Err(format!("`{c}` at character {start} repeats nothing"))
             }
@@ -352,20 +450,20 @@ impl PatternParser {
                     "a control character at character {start} (write \\t, \\n or \\r)"
                 ))
             }
-            Some(_) => false,
+            Some(_) => Part::atom(1),
             None => return Err("unexpected end".into()),
         };
-        self.quantifier(inner_counted)
+        self.quantifier(inner)
     }
 
-    /// An optional quantifier after an atom; returns whether the atom with it holds a counted
-    /// repetition.
-    fn quantifier(&mut self, inner_counted: bool) -> Result<bool, String> {
+    /// An optional quantifier after an atom: `*`, `+` and `?` keep its weight, a counted
+    /// repetition multiplies it by the largest count it writes (at least 1).
+    fn quantifier(&mut self, inner: Part) -> Result<Part, String> {
         let start = self.at;
-        let counted = match self.peek() {
+        let times = match self.peek() {
             Some('*' | '+' | '?') => {
                 self.bump();
-                false
+                None
             }
             Some('{') => {
                 self.bump();
@@ -390,14 +488,14 @@ impl PatternParser {
                         "the counted repetition at character {start} has n > m"
                     ));
                 }
-                if inner_counted {
+                if inner.counted {
                     return Err(format!(
                         "a counted repetition at character {start} of a group holding another one"
                     ));
                 }
-                true
+                Some(high.unwrap_or(low).max(1))
             }
-            _ => return Ok(inner_counted),
+            _ => return Ok(inner),
         };
         if self.peek() == Some('?') {
             self.bump();
@@ -405,7 +503,13 @@ impl PatternParser {
         if self.peek().is_some_and(|c| "*+?{".contains(c)) {
             return Err(format!("two quantifiers in a row at character {}", self.at));
         }
-        Ok(counted || inner_counted)
+        Ok(match times {
+            None => inner,
+            Some(n) => Part {
+                counted: true,
+                weight: inner.weight.saturating_mul(u64::from(n)),
+            },
+        })
     }
 
     fn number(&mut self) -> Result<u32, String> {
@@ -438,13 +542,15 @@ impl PatternParser {
         }
     }
 
-    /// A class after its `[`.
-    fn class(&mut self, start: usize) -> Result<(), String> {
+    /// A class after its `[`; returns its weight, the number of its items (a character or a
+    /// range each).
+    fn class(&mut self, start: usize) -> Result<u64, String> {
         if self.peek() == Some('^') {
             self.bump();
         }
         let mut first = true;
         let mut previous: Option<char> = None;
+        let mut items = 0u64;
         loop {
             let c = match self.peek() {
                 None => return Err(format!("the class at character {start} is not closed")),
@@ -455,11 +561,12 @@ impl PatternParser {
                 }
                 Some(']') => {
                     self.bump();
-                    return Ok(());
+                    return Ok(items);
                 }
                 Some(_) => self.class_char(first, &mut previous)?,
             };
             first = false;
+            items += 1;
             if previous == Some('-') && self.peek() == Some('-') {
                 return Err(format!("`--` in the class at character {start}"));
             }
@@ -715,7 +822,9 @@ mod tests {
     }
 
     fn activation(yaml: &str) -> Activation {
-        fields(yaml).unwrap().activation
+        let mut a = fields(yaml).unwrap().activation;
+        a.compile_patterns(&mut PatternBudget::for_scan());
+        a
     }
 
     #[test]
@@ -726,7 +835,7 @@ mod tests {
         .unwrap();
         assert_eq!(f.activation.keywords, ["deploy", "release"]);
         assert_eq!(f.activation.tags, ["ops"]);
-        assert_eq!(f.activation.patterns.len(), 1);
+        assert_eq!(f.activation.portable_patterns.len(), 1);
         assert_eq!(f.activation.max_context_tokens, 16);
         assert_eq!(f.requires.bins, ["docker"]);
         assert_eq!(f.requires.env, ["KUBECONFIG"]);
@@ -798,7 +907,7 @@ mod tests {
             "déploie, s'il te plaît",
             "[&~|]",
         ] {
-            assert_eq!(check_pattern(good), Ok(()), "{good:?}");
+            assert!(check_pattern(good).is_ok(), "{good:?}");
             assert!(compile_pattern(good).is_ok(), "{good:?}");
         }
         for bad in [
@@ -839,6 +948,73 @@ mod tests {
         }
         assert!(check_pattern(&"a".repeat(MAX_PATTERN_BYTES)).is_ok());
         assert!(check_pattern(&"a".repeat(MAX_PATTERN_BYTES + 1)).is_err());
+    }
+
+    #[test]
+    fn pattern_weights() {
+        for (pattern, weight) in [
+            ("", 1),
+            ("^", 1),
+            ("deploy", 6),
+            ("a|bc", 3),
+            ("(?:a|b)+?c", 3),
+            ("[A-Za-z0-9_]{2,5}", 20),
+            ("[^a-]", 2),
+            ("x{3}y{0,}z?", 5),
+            ("a{0}", 1),
+            ("(a{100})*", 100),
+            ("\\.\\*", 2),
+            ("é€😀", 3),
+        ] {
+            assert_eq!(check_pattern(pattern), Ok(weight), "{pattern:?}");
+        }
+        let inside = "(.|b){100}".repeat(5);
+        assert_eq!(check_pattern(&inside), Ok(MAX_PATTERN_WEIGHT));
+        assert!(compile_pattern(&inside).is_ok());
+        assert!(check_pattern(&format!("{inside}b")).is_err());
+        // The pattern: 24 times (.|b){100}, 240 bytes, weighs 4800.
+        assert!(check_pattern(&"(.|b){100}".repeat(24)).is_err());
+        assert!(check_pattern(&"[a-c]{100}".repeat(10)).is_ok());
+        assert!(check_pattern(&"[a-cx]{100}".repeat(10)).is_err());
+    }
+
+    #[test]
+    fn the_heaviest_patterns_compile_under_the_backstop() {
+        // Unicode classes and `.` are the largest automata per atom; at the weight limit they
+        // still compile under REGEX_SIZE_LIMIT (measured: below 2 MiB).
+        for unit in [
+            ".{100}",
+            "[^é]{100}",
+            "[^😀]{100}",
+            "[^ः]{100}",
+            "(.|[^é]){50}",
+        ] {
+            let pattern = unit.repeat(10);
+            assert_eq!(check_pattern(&pattern), Ok(MAX_PATTERN_WEIGHT), "{pattern}");
+            assert!(compile_pattern(&pattern).is_ok(), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn the_scan_budget_passes_over_what_does_not_fit() {
+        let heavy = format!("'{}'", "y{100}".repeat(10));
+        let mut budget = PatternBudget::for_scan();
+        let mut a = fields(&format!(
+            "activation:\n  patterns: [{heavy}, {heavy}, {heavy}, {heavy}, {heavy}]\n"
+        ))
+        .unwrap()
+        .activation;
+        a.compile_patterns(&mut budget);
+        assert_eq!(a.patterns.len(), 5);
+        a.compile_patterns(&mut budget);
+        assert_eq!((a.patterns.len(), budget.left()), (5, 0));
+        let mut small = fields("activation:\n  patterns: [ab, c]\n")
+            .unwrap()
+            .activation;
+        budget = PatternBudget { left: 1 };
+        small.compile_patterns(&mut budget);
+        let kept: Vec<&str> = small.patterns.iter().map(Regex::as_str).collect();
+        assert_eq!((kept, budget.left()), (vec!["c"], 0));
     }
 
     #[test]

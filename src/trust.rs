@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::discovery::{self, Guide, GuideFormat, Skip, SkipReason};
 use crate::safe_fs;
-use crate::selection::{self, Fields};
+use crate::selection::{self, Fields, PatternBudget};
 
 /// How far a skill is trusted; the order matters: `Installed < Trusted`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -149,7 +149,8 @@ pub struct ProfileScan {
     pub skills: Vec<ProfileSkill>,
     /// What did not load, with paths prefixed by the directory's label (`installed/x`).
     pub skipped: Vec<Skip>,
-    /// Every skill directory name found in any directory.
+    /// Every entry name met in any directory (skill directories, symlinks, files...): what
+    /// shadows later directories and makes `skill_install` of that name `exists`.
     pub present: BTreeSet<Vec<u8>>,
 }
 
@@ -168,11 +169,13 @@ fn prefixed(role: DirRole, path: &str) -> String {
 }
 
 /// Scans the configured directories in load order (SPEC.md `trust.levels`): each with the core
-/// discovery rules; a name present in an earlier directory (a skill directory found there,
-/// loaded or not) shadows the same name in later ones; the profile's fields are read and gating
-/// is checked against `env`. A directory that cannot be opened gives no skills.
+/// discovery rules; a name present in an earlier directory (any entry the scan met there: a
+/// skill directory loaded or not, a symlink, a file...) shadows the same name in later ones; the profile's fields are read, the
+/// patterns compiled within one [`PatternBudget`] in load order, and gating is checked against
+/// `env`. A directory that cannot be opened gives no skills.
 pub fn scan(dirs: &SkillDirs, env: &BTreeMap<String, String>) -> ProfileScan {
     let mut out = ProfileScan::default();
+    let mut budget = PatternBudget::for_scan();
     let mut order = DirRole::ORDER;
     if crate::mutants::active(crate::mutants::Mutant::TrustShadowingReversed) {
         order.reverse();
@@ -193,18 +196,19 @@ pub fn scan(dirs: &SkillDirs, env: &BTreeMap<String, String>) -> ProfileScan {
         }
         for mut guide in found.loaded {
             let path = prefixed(role, &guide.path);
+            // spec: trust.levels (any entry of the name in an earlier directory shadows)
             if out.present.contains(guide.id.as_bytes()) {
                 out.skipped.push(Skip {
                     path,
                     reason: SkipReason::Shadowed,
                     detail: format!(
-                        "a skill named `{}` is present in an earlier directory",
+                        "an entry named `{}` is present in an earlier directory",
                         guide.id
                     ),
                 });
                 continue;
             }
-            let fields = match (guide.format, guide.frontmatter.take()) {
+            let mut fields = match (guide.format, guide.frontmatter.take()) {
                 (GuideFormat::Portable, Some(text)) => match selection::read_fields(&text) {
                     Ok(f) => f,
                     Err(why) => {
@@ -218,6 +222,9 @@ pub fn scan(dirs: &SkillDirs, env: &BTreeMap<String, String>) -> ProfileScan {
                 },
                 _ => Fields::default(),
             };
+            // Load order (directory, then the bytes of the names: `found.loaded` is sorted),
+            // gated skills included: what is kept never depends on the environment.
+            fields.activation.compile_patterns(&mut budget);
             let gated = !requirements_met(&fields.requires, env);
             out.skills.push(ProfileSkill {
                 guide,
@@ -227,7 +234,7 @@ pub fn scan(dirs: &SkillDirs, env: &BTreeMap<String, String>) -> ProfileScan {
                 gated,
             });
         }
-        out.present.extend(found.skill_names);
+        out.present.extend(found.names_present);
     }
     out.skills
         .sort_by(|a, b| a.guide.id.as_bytes().cmp(b.guide.id.as_bytes()));
@@ -296,6 +303,57 @@ mod tests {
         assert!(!requirements_met(&req(&[""], &[]), &env));
         assert!(!requirements_met(&req(&[], &["EMPTY"]), &env));
         assert!(!requirements_met(&req(&[], &["UNSET"]), &env));
+    }
+
+    #[test]
+    fn any_entry_of_an_earlier_directory_shadows() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (user, ws, inst) = (
+            tmp.path().join("user"),
+            tmp.path().join("ws"),
+            tmp.path().join("installed"),
+        );
+        skill(&tmp.path().join("elsewhere"), "deploy", "");
+        std::fs::create_dir_all(user.join("group")).unwrap();
+        std::os::unix::fs::symlink("../elsewhere/deploy", user.join("deploy")).unwrap();
+        std::fs::write(user.join("notes"), "a file").unwrap();
+        std::os::unix::fs::symlink("/nowhere", user.join("group/tools")).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            ws.join("pipe"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        for name in ["deploy", "notes", "tools", "group", "pipe", "other"] {
+            skill(&inst, name, "");
+        }
+        let dirs = SkillDirs {
+            user: Some(user),
+            workspace: Some(ws),
+            installed: Some(inst),
+        };
+        let s = scan(&dirs, &BTreeMap::new());
+        let loaded: Vec<&str> = s.skills.iter().map(|k| k.guide.id.as_str()).collect();
+        assert_eq!(loaded, ["other"]);
+        let shadowed: Vec<&str> = s
+            .skipped
+            .iter()
+            .filter(|k| k.reason == SkipReason::Shadowed)
+            .map(|k| k.path.as_str())
+            .collect();
+        assert_eq!(
+            shadowed,
+            [
+                "installed/deploy",
+                "installed/group",
+                "installed/notes",
+                "installed/pipe",
+                "installed/tools"
+            ]
+        );
     }
 
     #[test]

@@ -176,11 +176,8 @@ pub fn runtime_config(config: &WireConfig) -> Config {
             .map(|h| skillspec_reference::hitl::HitlConfig {
                 enabled: h.enabled,
                 script_tool_allowed: h.script_tool_allowed,
-                session: if h.session == "non-interactive" {
-                    skillspec_reference::hitl::Session::NonInteractive
-                } else {
-                    skillspec_reference::hitl::Session::Interactive
-                },
+                // Exactly the documented values; anything else asks nobody (fail closed).
+                session: skillspec_reference::hitl::Session::from_setting(&h.session),
                 timeout_ms: h.timeout_ms.clone(),
             }),
     }
@@ -352,5 +349,81 @@ mod tests {
             "skillspec-reference (without trading-guard, replay-guard)"
         );
         assert_eq!(r.info().features, REFERENCE_FEATURES);
+    }
+
+    /// A `hitl` case's configuration with this session text, an approval waiting, and a script
+    /// that leaves `ran` behind when it runs.
+    fn hitl_case(root: &std::path::Path, session: &str) -> WireConfig {
+        let skill = root.join("skills/alpha");
+        std::fs::create_dir_all(skill.join("scripts")).unwrap();
+        std::fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: alpha\ndescription: first\n---\nBody\n",
+        )
+        .unwrap();
+        std::fs::write(
+            skill.join("scripts/hello.py"),
+            "open('ran', 'w').write('ran')\n",
+        )
+        .unwrap();
+        WireConfig {
+            skills_root: Some(root.join("skills").to_string_lossy().into_owned()),
+            script_allowlist: None,
+            tool_allowlist: None,
+            allow_trading: false,
+            replay: None,
+            timeout_ms: None,
+            python: "python3".into(),
+            env: [("PATH".to_owned(), std::env::var("PATH").unwrap_or_default())].into(),
+            platform: None,
+            skill_dirs: None,
+            registry: None,
+            selection: None,
+            hitl: Some(crate::implementations::protocol::WireHitl {
+                enabled: true,
+                script_tool_allowed: true,
+                session: session.to_owned(),
+                answers: vec!["approve".into()],
+                timeout_ms: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_session_setting_other_than_the_documented_two_asks_nobody_and_runs_nothing() {
+        let call = WireStep::Call {
+            tool: "run_skill_script".into(),
+            args: serde_json::json!({"skill": "alpha", "script": "scripts/hello.py"}),
+        };
+        for session in [
+            "non_interactive",
+            "NON-INTERACTIVE",
+            "non-interactive ",
+            "",
+            "batch",
+        ] {
+            let tmp = tempfile::tempdir().unwrap();
+            let mut r = Reference::default();
+            r.start_case(1, "x", "", &hitl_case(tmp.path(), session))
+                .unwrap();
+            let outcome = r.step(0, &call).unwrap();
+            r.end_case().unwrap();
+            let StepOutcome::Call(CallResult::Err { error, asked, .. }) = outcome else {
+                panic!("{session:?}: the script ran: {outcome:?}");
+            };
+            assert_eq!(error["code"], "no_human", "{session:?}");
+            assert_eq!(asked, Some(vec![]), "{session:?}");
+            assert!(!tmp.path().join("skills/alpha/ran").exists(), "{session:?}");
+        }
+        // The documented interactive value still asks and runs.
+        let tmp = tempfile::tempdir().unwrap();
+        let mut r = Reference::default();
+        r.start_case(1, "x", "", &hitl_case(tmp.path(), "interactive"))
+            .unwrap();
+        assert!(matches!(
+            r.step(0, &call).unwrap(),
+            StepOutcome::Call(CallResult::Ok { .. })
+        ));
+        assert!(tmp.path().join("skills/alpha/ran").exists());
     }
 }
