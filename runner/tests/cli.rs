@@ -444,25 +444,23 @@ fn a_process_per_case_adapter_is_restarted_before_each_case() {
     assert_eq!(starts, cases, "a handshake before every case: {sent:?}");
 }
 
-/// The lines of `text` that start with `prefix`, once leading spaces are removed.
+/// The lines of `text` that start with `prefix` (a line of the runner's own: an adapter's
+/// multi-line message is printed indented under its case).
 fn lines_starting<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
-    text.lines()
-        .filter(|l| l.trim_start().starts_with(prefix))
-        .collect()
+    text.lines().filter(|l| l.starts_with(prefix)).collect()
 }
 
 /// Control characters in `text` other than the line feed.
 fn controls(text: &str) -> Vec<char> {
-    text.chars().filter(|c| c.is_control() && *c != '\n').collect()
+    text.chars()
+        .filter(|c| c.is_control() && *c != '\n')
+        .collect()
 }
 
 #[test]
 fn skill_directory_names_cannot_forge_check_tree_lines() {
     let dir = tempfile::tempdir().unwrap();
-    for name in [
-        "a\nloaded 9 guide(s) from /etc:",
-        "b\r\nskipped 0:\tforged",
-    ] {
+    for name in ["a\nloaded 9 guide(s) from /etc:", "b\r\nskipped 0:\tforged"] {
         let skill = dir.path().join(name);
         std::fs::create_dir_all(&skill).unwrap();
         std::fs::write(
@@ -488,7 +486,7 @@ fn show_escapes_control_characters_of_a_case_file() {
 summary: "A case.\e[2J\rresult: ok"
 clauses: [discovery.portable]
 tree:
-  skills/a/SKILL.md: "---\nname: a\ndescription: b\e[31m\r\n---\n"
+  skills/a/SKILL.md: "---\nname: a\ndescription: b\e[31m\rforged\n---\n"
 steps:
   - discover:
     expect:
@@ -501,7 +499,7 @@ steps:
     let t = text(&out);
     assert_eq!(controls(&t), Vec::<char>::new(), "{t}");
     assert!(t.contains("A case.\\u{1b}[2J\\u{d}result: ok"), "{t}");
-    assert!(t.contains("description: b\\u{1b}[31m\\u{d}"), "{t}");
+    assert!(t.contains("description: b\\u{1b}[31m\\u{d}forged"), "{t}");
 }
 
 #[test]

@@ -169,7 +169,15 @@ fn reports_py_escapes_what_an_adapter_wrote() {
         return;
     }
     let out = Command::new("python3")
-        .args(["-m", "unittest", "discover", "-s", "runner/adapters", "-p", "test_reports.py"])
+        .args([
+            "-m",
+            "unittest",
+            "discover",
+            "-s",
+            "runner/adapters",
+            "-p",
+            "test_reports.py",
+        ])
         .current_dir(repo())
         .output()
         .expect("python3 runs");

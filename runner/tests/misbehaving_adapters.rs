@@ -557,10 +557,11 @@ fn control_characters_from_an_adapter_are_escaped() {
     assert_eq!(o.case("adapter.refused")["broken_implementation"], false);
 }
 
-/// The lines of `text` that start with `prefix`.
+/// The lines of `text` that start with `prefix` (a line of the runner's own: an adapter's
+/// multi-line message is printed indented under its case).
 fn lines_starting(text: &str, prefix: &str) -> Vec<String> {
     text.lines()
-        .filter(|l| l.trim_start().starts_with(prefix))
+        .filter(|l| l.starts_with(prefix))
         .map(str::to_owned)
         .collect()
 }
@@ -579,10 +580,20 @@ fn line_breaks_from_an_adapter_cannot_forge_the_runners_lines() {
     let results = lines_starting(&text, "result:");
     assert_eq!(results.len(), 1, "one result line, the runner's: {text}");
     assert!(results[0].starts_with("result: FAILED"), "{text}");
-    assert_eq!(lines_starting(&text, "looks good"), Vec::<String>::new(), "{text}");
+    assert_eq!(
+        lines_starting(&text, "looks good"),
+        Vec::<String>::new(),
+        "{text}"
+    );
     // The text is still there to read, its line breaks escaped.
     assert!(text.contains("forger\\u{a}result: ok"), "{text}");
-    assert!(text.contains("refused\\u{a}result: ok"), "{text}");
+    // The refusal's own lines are printed indented under its case, each one escaped.
+    for line in text.lines().filter(|l| l.contains("result: ok")) {
+        assert!(
+            line.starts_with("  ") || line.contains("\\u{a}result: ok"),
+            "{line}"
+        );
+    }
 }
 
 #[test]

@@ -771,8 +771,17 @@ fn merge_refuses_more_partitions_than_a_run_can_have() {
             let mut args = vec!["report", "merge", p(&out), p(&r)];
             args.extend(extra);
             let b = bounded(&args);
-            assert_eq!(b.code, Some(2), "of {of} {extra:?}: {}", &b.output[..b.output.len().min(400)]);
-            assert!(b.output.len() < 1000, "of {of}: a message of {} bytes", b.output.len());
+            assert_eq!(
+                b.code,
+                Some(2),
+                "of {of} {extra:?}: {}",
+                &b.output[..b.output.len().min(400)]
+            );
+            assert!(
+                b.output.len() < 1000,
+                "of {of}: a message of {} bytes",
+                b.output.len()
+            );
             assert!(
                 b.output.contains("more than the 1000 partitions"),
                 "of {of}: {}",
@@ -811,7 +820,10 @@ fn report_inputs_are_regular_files_of_bounded_size() {
         (&fifo, "is not a regular file (a FIFO)"),
         (&d.join("fifodir"), "is not a regular file (a FIFO)"),
         (&big, "is larger than 16 MiB"),
-        (Path::new("/dev/zero"), "is not a regular file (a character device)"),
+        (
+            Path::new("/dev/zero"),
+            "is not a regular file (a character device)",
+        ),
     ];
     for (input, needle) in cases {
         for args in [
@@ -821,8 +833,16 @@ fn report_inputs_are_regular_files_of_bounded_size() {
         ] {
             let b = bounded(&args);
             assert_eq!(b.code, Some(2), "{args:?}: {}", b.output);
-            assert!(b.output.contains(needle), "{args:?}: expected `{needle}` in {}", b.output);
-            assert!(b.output.contains(p(input)), "{args:?}: names the file: {}", b.output);
+            assert!(
+                b.output.contains(needle),
+                "{args:?}: expected `{needle}` in {}",
+                b.output
+            );
+            assert!(
+                b.output.contains(p(input)),
+                "{args:?}: names the file: {}",
+                b.output
+            );
         }
     }
     // A symlink to a report is followed.
@@ -847,15 +867,21 @@ fn report_html_never_loads_cases_from_a_path_the_report_names() {
     let mut r = rich_report(rich_cases(), "named");
     r["cases_dir"] = json!(p(&elsewhere));
     // A case of the embedded suite, whose definition the page then shows.
-    r["cases"][0]["id"] = json!("enable.unset");
+    r["cases"][0]["id"] = json!("enable.scripts-deny-default.no-allowlist");
     let report = put(dir.path(), "r", &r);
     let page = dir.path().join("page.html");
     let run = skillspec(&["report", "html", p(&page), p(&report)]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     let html = std::fs::read_to_string(&page).expect("page written");
     for (what, t) in [("the page", html.as_str()), ("the output", &text(&run))] {
-        assert!(!t.contains("hunter2"), "{what} shows the file the report names: {t}");
-        assert!(!t.contains(p(&elsewhere)) || what == "the page", "{what}: {t}");
+        assert!(
+            !t.contains("hunter2"),
+            "{what} shows the file the report names: {t}"
+        );
+        assert!(
+            !t.contains(p(&elsewhere)) || what == "the page",
+            "{what}: {t}"
+        );
     }
     assert!(
         html.contains("Given this tree in a fresh directory"),
