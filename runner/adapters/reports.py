@@ -9,11 +9,14 @@ reports/README.md generated from them, and the comparison of a fresh run with th
 The table sits between the markers `<!-- adapters-table:begin -->` and `<!-- adapters-table:end -->`;
 everything else in reports/README.md is hand-written. `compare` exits 1 when a case's status,
 verdict or failure kind, or any count, differs (durations and the runtime's texts may differ).
-.ci/adapters runs `table --check` and `compare` for every adapter. Standard library only.
+.ci/adapters runs `table --check` and `compare` for every adapter; test_reports.py (run by
+runner/tests/committed_reports.rs) tests the escaping. Standard library only.
 """
 import json
 import os
+import re
 import sys
+import unicodedata
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 ADAPTERS = ("sportsclaw", "hermes", "deepagents")
@@ -46,6 +49,36 @@ def load(path):
         die("cannot read %s: %s" % (path, e))
 
 
+ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
+PLAIN_NAME = re.compile(r"[A-Za-z0-9._+-]+")
+
+
+def md_text(value):
+    """`value` (an adapter's text) as inert Markdown in one table cell: control characters
+    (line breaks too) as `\\u{..}`, HTML as entities, Markdown punctuation and `|` backslash-
+    escaped, and URLs defanged (`://` as `[:]//`, `www.` as `www[.]`) so GitHub links nothing."""
+    out = []
+    for c in str(value):
+        if unicodedata.category(c) == "Cc" or c in "\u061c\u200e\u200f\ufffe\uffff" \
+                or "\u202a" <= c <= "\u202e" or "\u2066" <= c <= "\u2069":
+            out.append("\\u{%x}" % ord(c))
+        elif c in ENTITIES:
+            out.append(ENTITIES[c])
+        elif c in "\\`*_[]|~#!$":
+            out.append("\\" + c)
+        else:
+            out.append(c)
+    text = "".join(out)
+    text = text.replace("://", "\\[:\\]//")
+    return re.sub(r"(?i)\b(www)\.", r"\1\\[.\\]", text)
+
+
+def md_name(value):
+    """An implementation's name: a code span when it is a plain name, else inert text."""
+    value = str(value)
+    return "`%s`" % value if PLAIN_NAME.fullmatch(value) else md_text(value)
+
+
 def counts(cases):
     return {name: sum(1 for c in cases if test(c)) for name, test in COLUMNS}
 
@@ -57,16 +90,18 @@ def cell(n, statement):
     return ", ".join(parts) if parts else "-"
 
 
-def table():
-    reports = [(name, load(os.path.join(REPO, "reports", name, "report.json"))) for name in ADAPTERS]
+def table(reports=None):
+    """The table of `reports`, (name, report.json) pairs (default: the committed ones)."""
+    if reports is None:
+        reports = [(name, load(os.path.join(REPO, "reports", name, "report.json"))) for name in ADAPTERS]
     out = [BEGIN, ""]
     out.append("| runtime | version | cases | " + " | ".join(name for name, _ in COLUMNS) + " | listed known failures |")
     out.append("|---|---|---:|" + "---:|" * len(COLUMNS) + "---:|")
     for name, r in reports:
         impl = r["implementation"]
         n = counts(r["cases"])
-        out.append("| %s (`%s`) | %s | %d | %s | %d |" % (
-            name, impl["name"], impl["version"], len(r["cases"]),
+        out.append("| %s (%s) | %s | %d | %s | %d |" % (
+            md_text(name), md_name(impl["name"]), md_text(impl["version"]), len(r["cases"]),
             " | ".join(str(n[k]) for k, _ in COLUMNS), r["summary"]["known_failures"]))
     out.append("")
     out.append("Per area (cases that failed counted once, as unsafe or different; errored: no answer in time or the adapter broke):")

@@ -1,7 +1,8 @@
 //! `skillspec check-tree ROOT`: what the reference loads from a real skills root, why everything
 //! else was skipped, and warnings an operator should act on although they change nothing in what
 //! loads: files of a loaded skill that are hard links (their bytes have another name, possibly
-//! outside the skill, that someone else may be able to change).
+//! outside the skill, that someone else may be able to change). Every name from the tree is
+//! printed through [`one_line`]: a directory named with a line break cannot forge a line.
 
 use std::fmt::Write as _;
 use std::os::unix::fs::MetadataExt;
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::reports::visible;
+use crate::reports::one_line;
 use skillspec_reference::{discover, Discovery, GuideFormat};
 
 /// How deep and how many entries the hard-link scan of one skill looks at.
@@ -80,7 +81,7 @@ pub fn render(root: &Path, as_json: bool) -> Result<String, String> {
         out,
         "loaded {} guide(s) from {}:",
         d.loaded.len(),
-        root.display()
+        one_line(&root.display().to_string())
     );
     for g in &d.loaded {
         let format = match g.format {
@@ -90,10 +91,10 @@ pub fn render(root: &Path, as_json: bool) -> Result<String, String> {
         let _ = writeln!(
             out,
             "  {:<24} {:<9} {}  ({})",
-            visible(&g.id),
+            one_line(&g.id),
             format,
-            visible(&g.name),
-            visible(&g.path)
+            one_line(&g.name),
+            one_line(&g.path)
         );
     }
     if !d.skipped.is_empty() {
@@ -102,9 +103,9 @@ pub fn render(root: &Path, as_json: bool) -> Result<String, String> {
             let _ = writeln!(
                 out,
                 "  {:<40} {:<12} {}",
-                visible(&s.path),
+                one_line(&s.path),
                 s.reason.as_str(),
-                visible(&s.detail)
+                one_line(&s.detail)
             );
         }
     }
@@ -115,7 +116,7 @@ pub fn render(root: &Path, as_json: bool) -> Result<String, String> {
             links.len()
         );
         for l in &links {
-            let _ = writeln!(out, "  {:<40} {} links", visible(&l.path), l.links);
+            let _ = writeln!(out, "  {:<40} {} links", one_line(&l.path), l.links);
         }
     }
     Ok(out)

@@ -27,7 +27,7 @@ use skillspec_runner::reports::json::read_report;
 use skillspec_runner::reports::merge::{self, Partition};
 use skillspec_runner::reports::show;
 use skillspec_runner::reports::view::ReportView;
-use skillspec_runner::reports::{self, visible, ReportCase, RunReport, Stopped};
+use skillspec_runner::reports::{self, one_line, visible, ReportCase, RunReport, Stopped};
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -215,7 +215,8 @@ enum ReportCommand {
         /// Merge even when some partitions are missing (the result says which).
         #[arg(long)]
         allow_incomplete: bool,
-        /// The cases directory, for the cases' summaries in junit.xml (default: the reports').
+        /// The cases directory, for the cases' summaries in junit.xml (default: the embedded
+        /// suite; never a directory a report names).
         #[arg(long, value_name = "DIR")]
         cases: Option<PathBuf>,
     },
@@ -232,8 +233,8 @@ enum ReportCommand {
         /// report.json files (or the directories holding them).
         #[arg(required = true, value_name = "REPORT.json")]
         reports: Vec<PathBuf>,
-        /// The cases directory, for each case's summary, tree and steps (default: the first
-        /// report's `cases_dir`, else ./spec-cases, else the repository's).
+        /// The cases directory, for each case's summary, tree and steps (default: the embedded
+        /// suite; never a directory a report names).
         #[arg(long, value_name = "DIR")]
         cases: Option<PathBuf>,
     },
@@ -486,10 +487,10 @@ fn run(args: RunArgs) -> ExitCode {
     println!(
         "running {} case(s) from {} against {}",
         selected.len(),
-        visible(&skillspec_runner::suite::describe_source(
+        one_line(&skillspec_runner::suite::describe_source(
             args.cases.as_deref()
         )),
-        visible(&format!("{} {}", info.name, info.version))
+        one_line(&format!("{} {}", info.name, info.version))
     );
     if args.cases.is_none() && Path::new("spec-cases").is_dir() {
         println!("(./spec-cases is not used: pass --cases spec-cases to run it)");
@@ -497,7 +498,7 @@ fn run(args: RunArgs) -> ExitCode {
     if let Some(warning) =
         skillspec_runner::cases::features::unknown_warning(&info.unknown_features)
     {
-        println!("{warning}");
+        println!("{}", one_line(&warning));
     }
     let mut results = Vec::new();
     let mut details = Vec::new();
@@ -593,7 +594,7 @@ fn adapter_did_not_start(
     };
     eprintln!(
         "skillspec: the adapter could not start: {}\n{}",
-        visible(&fault.message),
+        one_line(&fault.message),
         visible(reports::describe_fault(&fault, "  ").trim_end())
     );
     let run_report = RunReport {
@@ -851,7 +852,7 @@ fn report_command(command: ReportCommand) -> ExitCode {
             cases,
         } => merge_reports(&out_dir, &reports, allow_incomplete, cases),
         ReportCommand::Markdown { reports } => match read_views(&reports) {
-            Ok((views, _)) => emit(&reports::markdown::render(&views)),
+            Ok(views) => emit(&reports::markdown::render(&views)),
             Err(code) => code,
         },
         ReportCommand::Html {
@@ -863,45 +864,26 @@ fn report_command(command: ReportCommand) -> ExitCode {
 }
 
 /// Reads every report (exit 2 naming the first unreadable one).
-fn read_views(paths: &[PathBuf]) -> Result<(Vec<ReportView>, Vec<serde_json::Value>), ExitCode> {
+fn read_views(paths: &[PathBuf]) -> Result<Vec<ReportView>, ExitCode> {
     let mut views = Vec::new();
-    let mut values = Vec::new();
     for p in paths {
         let v = read_report(p).map_err(usage_error)?;
         views.push(ReportView::from_json(&p.display().to_string(), &v).map_err(usage_error)?);
-        values.push(v);
     }
-    Ok((views, values))
+    Ok(views)
 }
 
-/// The suite for a report command: `--cases` (which must load), else the first report's
-/// `cases_dir` when it is a directory here, else the embedded suite.
-fn suite_for_report(
-    cases: Option<PathBuf>,
-    first: Option<&serde_json::Value>,
-) -> Result<Result<Suite, String>, ExitCode> {
+/// The suite for a report command: `--cases` (which must load), else the embedded suite. Never
+/// a directory a report names (its `cases_dir`): a report is data from elsewhere, and loading
+/// cases from where it says would show that place's files in the page, or walk the file system.
+fn suite_for_report(cases: Option<PathBuf>) -> Result<Result<Suite, String>, ExitCode> {
     if let Some(dir) = cases {
         return load_suite(Some(dir)).map(Ok);
     }
-    let from_report = first
-        .and_then(|v| v.get("cases_dir"))
-        .and_then(serde_json::Value::as_str)
-        .map(PathBuf::from)
-        .filter(|d| d.is_dir());
-    let Some(dir) = from_report else {
-        return Ok(skillspec_runner::suite::load_embedded().map_err(|errors| {
-            format!(
-                "the embedded suite did not load ({} error(s))",
-                errors.len()
-            )
-        }));
-    };
-    Ok(cases::load_dir(&dir).map_err(|errors| {
+    Ok(skillspec_runner::suite::load_embedded().map_err(|errors| {
         format!(
-            "the cases directory {} did not load ({} error(s), the first: {})",
-            dir.display(),
-            errors.len(),
-            errors.first().map(|e| e.to_string()).unwrap_or_default()
+            "the embedded suite did not load ({} error(s))",
+            errors.len()
         )
     }))
 }
@@ -922,7 +904,7 @@ fn merge_reports(
             Err(e) => return usage_error(e),
         }
     }
-    let suite = match suite_for_report(cases, inputs.first().map(|i| &i.report)) {
+    let suite = match suite_for_report(cases) {
         Ok(s) => s.ok(),
         Err(code) => return code,
     };
@@ -958,11 +940,11 @@ fn merge_reports(
 }
 
 fn html_report(out: &Path, paths: &[PathBuf], cases: Option<PathBuf>) -> ExitCode {
-    let (views, values) = match read_views(paths) {
+    let views = match read_views(paths) {
         Ok(v) => v,
         Err(code) => return code,
     };
-    let suite = match suite_for_report(cases, values.first()) {
+    let suite = match suite_for_report(cases) {
         Ok(s) => s,
         Err(code) => return code,
     };

@@ -37,7 +37,7 @@ use crate::implementations::protocol::{
     ImplInfo, StepOutcome, WireConfig, WireStep, PROTOCOL_VERSION,
 };
 use crate::implementations::{Fault, ImplError, Implementation};
-use crate::reports::visible;
+use crate::reports::one_line;
 
 /// A handshake slower than this is worth a warning.
 pub const SLOW_START: Duration = Duration::from_secs(2);
@@ -472,7 +472,7 @@ fn tail_lines(tail: &str) -> Vec<String> {
     } else {
         "its stderr:".into()
     }];
-    out.extend(lines[from..].iter().map(|l| format!("  | {}", visible(l))));
+    out.extend(lines[from..].iter().map(|l| format!("  | {}", one_line(l))));
     out
 }
 
@@ -530,7 +530,7 @@ impl Schemas {
                 _ => {
                     return vec![format!(
                         "a `call` result is {{\"ok\": true, \"value\": {{..}}}} or {{\"ok\": false, \"error\": {{\"code\": ..}}}}; got {}",
-                        visible(&bounded_json(result))
+                        one_line(&bounded_json(result))
                     )]
                 }
             },
@@ -901,7 +901,7 @@ impl Probe {
                 Kind::WrongVersion,
                 format!(
                     "wrong protocol_version: the adapter answered {}, this runner speaks {PROTOCOL_VERSION}",
-                    visible(&bounded_json(&version))
+                    one_line(&bounded_json(&version))
                 ),
                 vec![format!(
                     "answer {{\"type\": \"started\", \"protocol_version\": {PROTOCOL_VERSION}, ..}}; PROTOCOL.md (Versioning) lists what changed between versions"
@@ -919,7 +919,7 @@ impl Probe {
                         Kind::UnknownFeatures,
                         format!(
                             "unknown feature names are ignored: {}",
-                            visible(&info.unknown_features.join(", "))
+                            one_line(&info.unknown_features.join(", "))
                         ),
                         vec![format!(
                             "known: {}",
@@ -1106,7 +1106,7 @@ impl Probe {
             if request["type"] == "start" {
                 self.findings.problem(
                     Kind::Refused,
-                    format!("the adapter refused the handshake: {}", visible(&message)),
+                    format!("the adapter refused the handshake: {}", one_line(&message)),
                     vec![],
                 );
                 return Err(self.broken(format!("refused the handshake: {message}")));
@@ -1120,7 +1120,7 @@ impl Probe {
                 vec![
                     format!(
                         "expected {{\"type\": \"{expected}\", ..}}, got {}",
-                        visible(&bounded_json(&answer))
+                        one_line(&bounded_json(&answer))
                     ),
                     "answer each request in order, with exactly one line".into(),
                 ],
@@ -1150,7 +1150,7 @@ impl Probe {
                     vec![
                         format!(
                             "{what} was answered with `{key}` {}",
-                            visible(&bounded_json(&got))
+                            one_line(&bounded_json(&got))
                         ),
                         format!("copy `{key}` from the request into the answer"),
                     ],
@@ -1221,7 +1221,7 @@ impl Implementation for Probe {
                     self.findings.problem(
                         Kind::ResultSchema,
                         "a step result does not have the shape the runner reads".into(),
-                        vec![format!("the result of {what}: {}", visible(&m))],
+                        vec![format!("the result of {what}: {}", one_line(&m))],
                     );
                 }
                 Err(self.broken(m))
@@ -1291,7 +1291,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
     writeln!(
         out,
         "skillspec smoke: checking the adapter `{}` (protocol {PROTOCOL_VERSION}, {} s per answer)",
-        visible(&opts.command),
+        one_line(&opts.command),
         opts.timeout.as_secs_f64()
     )?;
     out.flush()?;
@@ -1306,11 +1306,11 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
             out,
             "handshake: answered in {:.2} s: {} {}{}, features: {}",
             took.as_secs_f64(),
-            visible(&i.name),
-            visible(&i.version),
+            one_line(&i.name),
+            one_line(&i.version),
             i.language
                 .as_deref()
-                .map(|l| format!(" ({})", visible(l)))
+                .map(|l| format!(" ({})", one_line(l)))
                 .unwrap_or_default(),
             if i.features.is_empty() {
                 "none".to_owned()
@@ -1343,7 +1343,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
                 Status::Skipped(_) => "skipped",
                 Status::NotRun => "not run",
             };
-            writeln!(out, "case {:<28} {word}", case.id)?;
+            writeln!(out, "case {:<28} {word}", one_line(&case.id))?;
             if !matches!(outcome.status, Status::Pass) {
                 if !outcome.status.is_broken() {
                     for line in crate::reports::describe(&case.into(), &outcome).lines() {
@@ -1399,9 +1399,9 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
             } else {
                 String::new()
             };
-            writeln!(out, "\n{title} {}: {}{times}", n + 1, f.title)?;
+            writeln!(out, "\n{title} {}: {}{times}", n + 1, one_line(&f.title))?;
             for d in &f.details {
-                writeln!(out, "    {d}")?;
+                writeln!(out, "    {}", one_line(d))?;
             }
         }
     }
@@ -1442,7 +1442,7 @@ fn shell_quote(text: &str) -> String {
     {
         return text.to_owned();
     }
-    format!("'{}'", visible(&text.replace('\'', r"'\''")))
+    format!("'{}'", one_line(&text.replace('\'', r"'\''")))
 }
 
 #[cfg(test)]

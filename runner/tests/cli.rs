@@ -512,3 +512,77 @@ fn the_adapter_answers_bad_request_lines_with_errors_and_goes_on() {
         assert_eq!(started["type"], "started", "{shown}: {started}");
     }
 }
+
+/// The lines of `text` that start with `prefix` (a line of the runner's own: an adapter's
+/// multi-line message is printed indented under its case).
+fn lines_starting<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.starts_with(prefix)).collect()
+}
+
+/// Control characters in `text` other than the line feed.
+fn controls(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|c| c.is_control() && *c != '\n')
+        .collect()
+}
+
+#[test]
+fn skill_directory_names_cannot_forge_check_tree_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a\nloaded 9 guide(s) from /etc:", "b\r\nskipped 0:\tforged"] {
+        let skill = dir.path().join(name);
+        std::fs::create_dir_all(&skill).unwrap();
+        std::fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: forged\ndescription: d\n---\n",
+        )
+        .unwrap();
+    }
+    let out = skillspec(&["check-tree", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    assert_eq!(controls(&t), Vec::<char>::new(), "{t}");
+    assert_eq!(lines_starting(&t, "loaded ").len(), 1, "{t}");
+    assert!(lines_starting(&t, "skipped 0").is_empty(), "{t}");
+    assert!(t.contains("a\\u{a}loaded 9 guide(s)"), "{t}");
+}
+
+#[test]
+fn show_escapes_control_characters_of_a_case_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("discovery")).unwrap();
+    let case = r#"id: discovery.forged
+summary: "A case.\e[2J\rresult: ok"
+clauses: [discovery.portable]
+tree:
+  skills/a/SKILL.md: "---\nname: a\ndescription: b\e[31m\rforged\n---\n"
+steps:
+  - discover:
+    expect:
+      loaded: [a]
+"#;
+    std::fs::write(dir.path().join("discovery/forged.yaml"), case).unwrap();
+    let cases = dir.path().to_str().unwrap();
+    let out = skillspec(&["show", "discovery.forged", "--cases", cases]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    assert_eq!(controls(&t), Vec::<char>::new(), "{t}");
+    assert!(t.contains("A case.\\u{1b}[2J\\u{d}result: ok"), "{t}");
+    assert!(t.contains("description: b\\u{1b}[31m\\u{d}forged"), "{t}");
+}
+
+#[test]
+fn smoke_escapes_line_breaks_of_an_adapter() {
+    let out = skillspec(&[
+        "smoke",
+        "--adapter",
+        "python3 runner/tests/adapters/forged_lines.py",
+        "--timeout",
+        "5",
+    ]);
+    let t = text(&out);
+    assert_eq!(controls(&t), Vec::<char>::new(), "{t}");
+    assert!(lines_starting(&t, "result:").is_empty(), "{t}");
+    assert!(lines_starting(&t, "looks good").is_empty(), "{t}");
+    assert!(t.contains("forger\\u{a}result: ok"), "{t}");
+}

@@ -156,6 +156,40 @@ fn the_table_in_reports_readme_matches_the_committed_reports() {
     );
 }
 
+/// reports.py's own tests (runner/adapters/test_reports.py): an adapter's name or version with
+/// HTML, line breaks, `|` or a URL stays inert text in its one cell of the table.
+#[test]
+fn reports_py_escapes_what_an_adapter_wrote() {
+    if !Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("python3 is not available: reports.py's tests are not run");
+        return;
+    }
+    let out = Command::new("python3")
+        .args([
+            "-m",
+            "unittest",
+            "discover",
+            "-s",
+            "runner/adapters",
+            "-p",
+            "test_reports.py",
+        ])
+        .current_dir(repo())
+        .output()
+        .expect("python3 runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Ran 3 tests"), "{text}");
+}
+
 /// The HTML overview counts a runtime's unsafe and different failures whether or not they are
 /// listed as known (a runtime whose failures are all listed is still unsafe where it is), and
 /// says how many are listed.

@@ -557,6 +557,45 @@ fn control_characters_from_an_adapter_are_escaped() {
     assert_eq!(o.case("adapter.refused")["broken_implementation"], false);
 }
 
+/// The lines of `text` that start with `prefix` (a line of the runner's own: an adapter's
+/// multi-line message is printed indented under its case).
+fn lines_starting(text: &str, prefix: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn line_breaks_from_an_adapter_cannot_forge_the_runners_lines() {
+    let s = Setup::new(&[("a-refused", tools_case("adapter.refused"))]);
+    let o = s.run(
+        &adapter("forged_lines.py"),
+        &["--step-timeout", "2"],
+        Duration::from_secs(60),
+    );
+    o.check(1, Duration::from_secs(2) + MARGIN);
+    let text = String::from_utf8(o.output.clone()).expect("the runner prints UTF-8");
+    assert!(!text.contains('\r'), "{text}");
+    let results = lines_starting(&text, "result:");
+    assert_eq!(results.len(), 1, "one result line, the runner's: {text}");
+    assert!(results[0].starts_with("result: FAILED"), "{text}");
+    assert_eq!(
+        lines_starting(&text, "looks good"),
+        Vec::<String>::new(),
+        "{text}"
+    );
+    // The text is still there to read, its line breaks escaped.
+    assert!(text.contains("forger\\u{a}result: ok"), "{text}");
+    // The refusal's own lines are printed indented under its case, each one escaped.
+    for line in text.lines().filter(|l| l.contains("result: ok")) {
+        assert!(
+            line.starts_with("  ") || line.contains("\\u{a}result: ok"),
+            "{line}"
+        );
+    }
+}
+
 #[test]
 fn case_end_follows_a_case_whose_write_step_failed() {
     let case = r#"id: adapter.write-fails

@@ -523,6 +523,8 @@ fn evil_report() -> Value {
     let (a, b, e) = (at("read.case-00"), at("read.case-10"), at("run.case-01"));
     cases[a]["mismatches"][0]["actual"] = json!(EVIL);
     cases[a]["mismatches"][0]["what"] = json!(format!("what {EVIL}"));
+    cases[a]["mismatches"][0]["expected"] =
+        json!("see www.evil.example/x, HTTPS://evil.example/y or ftp://evil.example");
     cases[b]["mismatches"][0]["actual"] = json!(format!("line one\n{EVIL}"));
     cases[e] = json!({"id": "run.case-01", "file": "spec-cases/run/c1.yaml", "line": 1, "area": "run",
         "clauses": ["run.errors"], "status": "error", "verdict": "error", "duration_ms": 3,
@@ -560,6 +562,13 @@ fn markdown_and_html_escape_what_an_implementation_wrote() {
     assert_eq!(md.status.code(), Some(0), "{}", text(&md));
     let md = String::from_utf8(md.stdout).expect("UTF-8");
     assert_inert(&md, "the Markdown");
+    // No URL for GitHub to link: `://` and `www.` are defanged.
+    assert!(!md.contains("://"), "{md}");
+    assert!(!md.to_lowercase().contains("www.evil"), "{md}");
+    assert!(
+        md.contains("HTTPS\\[:\\]//evil.example/y") && md.contains("www\\[.\\]evil.example/x"),
+        "{md}"
+    );
     assert!(md.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{md}");
     assert!(md.contains("\\*bold\\*") && md.contains("\\[link\\]") && md.contains("\\| cell"));
     assert!(
@@ -700,4 +709,190 @@ fn report_commands_refuse_what_is_not_a_report() {
     }
     let out = skillspec(&["report", "markdown"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// What a report command run by [`bounded`] did.
+struct Bounded {
+    /// `None` when it was still running after the deadline (and was killed).
+    code: Option<i32>,
+    output: String,
+}
+
+/// Runs `skillspec ARGS` under a 1 GiB address-space limit (so that a runner that reads or
+/// allocates without bound fails here instead of taking the machine's memory) and kills it if
+/// it has not ended within 20 s.
+fn bounded(args: &[&str]) -> Bounded {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_path = dir.path().join("out.txt");
+    let out = std::fs::File::create(&out_path).expect("output file");
+    let mut child = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 1048576 && exec "$0" "$@""#)
+        .arg(bin())
+        .args(args)
+        .current_dir(repo())
+        .stdin(std::process::Stdio::null())
+        .stdout(out.try_clone().expect("dup"))
+        .stderr(out)
+        .spawn()
+        .expect("the binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let code = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status.code().unwrap_or(-1));
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let output = String::from_utf8_lossy(&std::fs::read(&out_path).expect("output")).into_owned();
+    Bounded { code, output }
+}
+
+/// The smallest report.json `report merge` reads, as partition `index` of `of`.
+fn partition_of(of: Value) -> Value {
+    json!({"report_version": 1, "cases": [],
+           "implementation": {"name": "x", "version": "1", "features": []},
+           "cases_dir": "spec-cases", "known_failures": [],
+           "partition": {"index": 1, "of": of, "selected": 0, "filter": null,
+                         "suite": format!("sha256:{}", "0".repeat(64))}})
+}
+
+#[test]
+fn merge_refuses_more_partitions_than_a_run_can_have() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    for of in [json!(5_000_000u64), json!(1u64 << 62), json!(u64::MAX)] {
+        let r = put(dir.path(), "p", &partition_of(of.clone()));
+        for extra in [None, Some("--allow-incomplete")] {
+            let mut args = vec!["report", "merge", p(&out), p(&r)];
+            args.extend(extra);
+            let b = bounded(&args);
+            assert_eq!(
+                b.code,
+                Some(2),
+                "of {of} {extra:?}: {}",
+                &b.output[..b.output.len().min(400)]
+            );
+            assert!(
+                b.output.len() < 1000,
+                "of {of}: a message of {} bytes",
+                b.output.len()
+            );
+            assert!(
+                b.output.contains("more than the 1000 partitions"),
+                "of {of}: {}",
+                b.output
+            );
+            assert!(!out.join("report.json").exists());
+        }
+    }
+}
+
+#[test]
+fn report_inputs_are_regular_files_of_bounded_size() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let fifo = d.join("fifo.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // A directory whose report.json is a FIFO.
+    std::fs::create_dir_all(d.join("fifodir")).expect("mkdir");
+    let made = std::process::Command::new("mkfifo")
+        .arg(d.join("fifodir/report.json"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // A regular file one byte over the cap (sparse: it costs no disk).
+    let big = d.join("big.json");
+    std::fs::File::create(&big)
+        .and_then(|f| f.set_len(16 * 1024 * 1024 + 1))
+        .expect("sparse file");
+    let out = d.join("out");
+    let page = d.join("page.html");
+    let cases: [(&Path, &str); 4] = [
+        (&fifo, "is not a regular file (a FIFO)"),
+        (&d.join("fifodir"), "is not a regular file (a FIFO)"),
+        (&big, "is larger than 16 MiB"),
+        (
+            Path::new("/dev/zero"),
+            "is not a regular file (a character device)",
+        ),
+    ];
+    for (input, needle) in cases {
+        for args in [
+            vec!["report", "markdown", p(input)],
+            vec!["report", "html", p(&page), p(input)],
+            vec!["report", "merge", p(&out), p(input)],
+        ] {
+            let b = bounded(&args);
+            assert_eq!(b.code, Some(2), "{args:?}: {}", b.output);
+            assert!(
+                b.output.contains(needle),
+                "{args:?}: expected `{needle}` in {}",
+                b.output
+            );
+            assert!(
+                b.output.contains(p(input)),
+                "{args:?}: names the file: {}",
+                b.output
+            );
+        }
+    }
+    // A symlink to a report is followed.
+    let real = put(d, "real", &rich_report(rich_cases(), "linked"));
+    let link = d.join("link.json");
+    std::os::unix::fs::symlink(real.join("report.json"), &link).expect("symlink");
+    let b = bounded(&["report", "markdown", p(&link)]);
+    assert_eq!(b.code, Some(0), "{}", b.output);
+    assert!(b.output.contains("## linked 1.0"), "{}", b.output);
+}
+
+#[test]
+fn report_html_never_loads_cases_from_a_path_the_report_names() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::fs::write(
+        elsewhere.join("creds.yaml"),
+        "password: hunter2-SECRET\nuser: admin\n",
+    )
+    .expect("write");
+    let mut r = rich_report(rich_cases(), "named");
+    r["cases_dir"] = json!(p(&elsewhere));
+    // A case of the embedded suite, whose definition the page then shows.
+    r["cases"][0]["id"] = json!("enable.scripts-deny-default.no-allowlist");
+    let report = put(dir.path(), "r", &r);
+    let page = dir.path().join("page.html");
+    let run = skillspec(&["report", "html", p(&page), p(&report)]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let html = std::fs::read_to_string(&page).expect("page written");
+    for (what, t) in [("the page", html.as_str()), ("the output", &text(&run))] {
+        assert!(
+            !t.contains("hunter2"),
+            "{what} shows the file the report names: {t}"
+        );
+        assert!(
+            !t.contains(p(&elsewhere)) || what == "the page",
+            "{what}: {t}"
+        );
+    }
+    assert!(
+        html.contains("Given this tree in a fresh directory"),
+        "the embedded suite's definitions are shown"
+    );
+    // And a merge looks nothing up there either.
+    let mut part = partition_of(json!(1));
+    part["cases_dir"] = json!(p(&elsewhere));
+    let part = put(dir.path(), "part", &part);
+    let out = dir.path().join("merged");
+    let run = skillspec(&["report", "merge", p(&out), p(&part)]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(!text(&run).contains("hunter2"), "{}", text(&run));
 }

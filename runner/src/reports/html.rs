@@ -14,7 +14,8 @@
 //! - `#cases`: every case once (`details.case#case-ID`): a badge per report, its summary,
 //!   clauses and file, per report its outcome (failing step, expected and actual, error,
 //!   adapter stderr), and its definition (fixture tree, configuration, steps with their
-//!   expectations) as `skillspec show` prints it, taken from the suite directory.
+//!   expectations) as `skillspec show` prints it, taken from `--cases` or the embedded suite
+//!   (never from a directory a report names).
 //!
 //! Counts and results are plain HTML; the script only adds filters (status, area, text) and
 //! opens the case a link points to.
@@ -811,7 +812,7 @@ fn cases_section(out: &mut String, reports: &[ReportView], suite: Result<&Suite,
             None if suite.is_ok() => {
                 let _ = writeln!(
                     out,
-                    "<p class=\"muted\">This case is not in the suite directory given.</p>"
+                    "<p class=\"muted\">This case is not in the suite the page was made with (<code>--cases</code>, else the embedded one).</p>"
                 );
             }
             None => {}

@@ -224,7 +224,7 @@ fn request(v: &Value) -> Result<RequestId, String> {
     let kind = REQUEST_TYPES
         .into_iter()
         .find(|t| *t == kind)
-        .ok_or_else(|| format!("unknown request type `{kind}`"))?;
+        .ok_or_else(|| format!("unknown request type `{}`", super::one_line(&kind)))?;
     Ok(RequestId {
         kind,
         seq: opt_number(v, "seq")?,
@@ -251,7 +251,12 @@ fn mismatch(m: &Value) -> Result<Mismatch, String> {
     let kind = match m.get("kind").and_then(Value::as_str) {
         Some("safety") => MismatchKind::Safety,
         Some("interop") => MismatchKind::Interop,
-        Some(other) => return Err(format!("mismatch kind `{other}` is not safety or interop")),
+        Some(other) => {
+            return Err(format!(
+                "mismatch kind `{}` is not safety or interop",
+                super::one_line(other)
+            ))
+        }
         None => {
             return Err("a mismatch has no `kind` (safety or interop): the report was written by a runner older than safety/interop verdicts; run the suite again with this runner".into())
         }
@@ -285,8 +290,9 @@ fn status(v: &Value) -> Result<Status, String> {
             texts(v, "missing_features")?
                 .iter()
                 .map(|name| {
-                    Feature::parse(name)
-                        .ok_or_else(|| format!("`missing_features`: no feature `{name}`"))
+                    Feature::parse(name).ok_or_else(|| {
+                        format!("`missing_features`: no feature `{}`", super::one_line(name))
+                    })
                 })
                 .collect::<Result<_, _>>()?,
         ),
@@ -303,15 +309,24 @@ fn status(v: &Value) -> Result<Status, String> {
             }
         }
         "not-run" => Status::NotRun,
-        other => return Err(format!("status `{other}` is not one of this runner's")),
+        other => {
+            return Err(format!(
+                "status `{}` is not one of this runner's",
+                super::one_line(other)
+            ))
+        }
     })
 }
 
 fn case(v: &Value) -> Result<(ReportCase, CaseOutcome), String> {
     let clauses = texts(v, "clauses")?;
     let level = match opt_text(v, "level")? {
-        Some(word) => level_from_word(&word)
-            .ok_or_else(|| format!("level `{word}` is not MUST, SHOULD or MAY"))?,
+        Some(word) => level_from_word(&word).ok_or_else(|| {
+            format!(
+                "level `{}` is not MUST, SHOULD or MAY",
+                super::one_line(&word)
+            )
+        })?,
         None => level_of(&clauses),
     };
     let case = ReportCase {
@@ -335,8 +350,8 @@ pub fn from_json(v: &Value) -> Result<RunReport, String> {
     let imp = v
         .get("implementation")
         .ok_or("`implementation` is missing")?;
-    let mut implementation: ImplInfo =
-        serde_json::from_value(imp.clone()).map_err(|e| format!("`implementation`: {e}"))?;
+    let mut implementation: ImplInfo = serde_json::from_value(imp.clone())
+        .map_err(|e| format!("`implementation`: {}", super::one_line(&e.to_string())))?;
     // Written apart from `features`, which keeps only the names this runner knows.
     implementation
         .unknown_features
@@ -351,7 +366,7 @@ pub fn from_json(v: &Value) -> Result<RunReport, String> {
         .map(|(i, c)| {
             case(c).map_err(|e| {
                 let id = c.get("id").and_then(Value::as_str).unwrap_or("?");
-                format!("case {} (`{}`): {e}", i + 1, super::visible(id))
+                format!("case {} (`{}`): {e}", i + 1, super::one_line(id))
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -382,15 +397,80 @@ pub fn from_json(v: &Value) -> Result<RunReport, String> {
     })
 }
 
-/// Reads a report given as a file or as the directory that holds `report.json`: JSON, of a
-/// `report_version` this runner reads, with `cases`. Errors name the file and say what is wrong.
+/// The largest report.json the report commands read. Reason: a report of the whole suite is
+/// under 1 MiB (the committed ones of real runtimes, about 700 KiB), so 16 MiB leaves room for a
+/// run in which every case ends with a full 8 KiB stderr tail; a bigger file is not a report
+/// this runner wrote, and reading it whole would cost memory without bound.
+pub const MAX_REPORT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What a file that is not a regular one is, for messages.
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
+}
+
+/// The bytes of `file`, which must be a regular file (a symlink to one is followed) of at most
+/// [`MAX_REPORT_BYTES`]. It is opened without blocking (a FIFO with no writer must not hang) and
+/// without becoming a controlling terminal, and its type is checked on the opened descriptor.
+fn read_regular(file: &Path) -> Result<Vec<u8>, String> {
+    use rustix::fs::{Mode, OFlags};
+    use std::io::Read as _;
+    let shown = file.display();
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(file, flags, Mode::empty())
+        .map_err(|e| format!("cannot read {shown}: {}", std::io::Error::from(e)))?;
+    let f = std::fs::File::from(fd);
+    let meta = f
+        .metadata()
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "{shown} is not a regular file ({}): a report is a report.json file or the directory holding one",
+            kind_of(meta.file_type())
+        ));
+    }
+    let too_big = |n: u64| {
+        format!(
+            "{shown} is larger than {} MiB ({n} bytes or more): not a report this runner wrote",
+            MAX_REPORT_BYTES / (1024 * 1024)
+        )
+    };
+    if meta.len() > MAX_REPORT_BYTES {
+        return Err(too_big(meta.len()));
+    }
+    let mut bytes = Vec::new();
+    // A file that grows while it is read is still cut at the limit.
+    f.take(MAX_REPORT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if bytes.len() as u64 > MAX_REPORT_BYTES {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// Reads a report given as a file or as the directory that holds `report.json`: a regular file
+/// of at most [`MAX_REPORT_BYTES`], JSON, of a `report_version` this runner reads, with `cases`.
+/// Errors name the file and say what is wrong.
 pub fn read_report(path: &Path) -> Result<Value, String> {
     let file = if path.is_dir() {
         path.join("report.json")
     } else {
         path.to_path_buf()
     };
-    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let bytes = read_regular(&file)?;
     let v: Value =
         serde_json::from_slice(&bytes).map_err(|e| format!("{}: not JSON: {e}", file.display()))?;
     match v.get("report_version").and_then(Value::as_u64) {

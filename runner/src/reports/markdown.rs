@@ -10,7 +10,8 @@
 //! Everything taken from a report goes through [`md`]: control characters are escaped, HTML is
 //! written as entities (a job summary renders HTML), Markdown punctuation is backslash-escaped
 //! and line breaks become `<br>`, so an implementation's text cannot add markup, links or
-//! tables of its own.
+//! tables of its own; and URLs are defanged (`://` shown as `[:]//`, `www.` as `www[.]`), so
+//! GitHub's autolinker makes no link of them either.
 
 use std::fmt::Write as _;
 
@@ -42,6 +43,36 @@ pub fn md(text: &str) -> String {
             }
             c => out.push(c),
         }
+    }
+    defang(&out)
+}
+
+/// `text` with its URLs made inert for GitHub's autolinker: `://` written `\[:\]//` and a
+/// `www.` that starts a word `www\[.\]` (shown as `[:]//` and `www[.]`).
+fn defang(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut after_word = false;
+    while let Some(c) = rest.chars().next() {
+        if rest.starts_with("://") {
+            out.push_str("\\[:\\]//");
+            rest = &rest[3..];
+            after_word = false;
+            continue;
+        }
+        let www = rest
+            .get(..4)
+            .is_some_and(|w| w.eq_ignore_ascii_case("www."));
+        if www && !after_word {
+            out.push_str(&rest[..3]);
+            out.push_str("\\[.\\]");
+            rest = &rest[4..];
+            after_word = false;
+            continue;
+        }
+        out.push(c);
+        after_word = c.is_alphanumeric();
+        rest = &rest[c.len_utf8()..];
     }
     out
 }
@@ -259,5 +290,14 @@ mod tests {
         assert!(s.contains("\\*x\\*") && s.contains("\\[a\\]") && s.contains("\\|"));
         assert!(s.contains("<br>\\# h") && s.contains("\\\\u{1b}"), "{s}");
         assert!(!s.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn md_defangs_urls() {
+        assert_eq!(
+            md("see https://x.example/a, WWW.y.example and awww.z"),
+            "see https\\[:\\]//x.example/a, WWW\\[.\\]y.example and awww.z"
+        );
+        assert_eq!(md("a:/b and www"), "a:/b and www");
     }
 }

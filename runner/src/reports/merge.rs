@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use super::json::{counts_by_name, from_json, to_json};
-use super::{junit, visible, RunReport, Stopped};
+use super::{junit, one_line, RunReport, Stopped};
 use crate::cases::Case;
 
 /// Slice `index` (1-based) of `of`.
@@ -35,7 +35,9 @@ pub struct Partition {
     pub of: u64,
 }
 
-/// The largest N of `--partition K/N`.
+/// The largest N of `--partition K/N`, and of a partition `report merge` reads. Reason: a merge
+/// lists the missing partitions, and a CI matrix of more than 1000 jobs is not a real one; an N
+/// of 2^62 in a hostile report must cost nothing.
 pub const MAX_PARTITIONS: u64 = 1000;
 
 impl FromStr for Partition {
@@ -135,14 +137,14 @@ fn describe_impl(v: &Value) -> String {
     let imp = v.get("implementation").cloned().unwrap_or(Value::Null);
     let name = imp.get("name").and_then(Value::as_str).unwrap_or("");
     let version = imp.get("version").and_then(Value::as_str).unwrap_or("");
-    visible(format!("{name} {version}").trim()).into_owned()
+    one_line(format!("{name} {version}").trim()).into_owned()
 }
 
 fn describe_runner(v: &Value) -> String {
     let r = v.get("runner").cloned().unwrap_or(Value::Null);
     let name = r.get("name").and_then(Value::as_str).unwrap_or("?");
     let version = r.get("version").and_then(Value::as_str).unwrap_or("?");
-    visible(&format!("{name} {version}")).into_owned()
+    one_line(&format!("{name} {version}")).into_owned()
 }
 
 fn slice<'a>(input: &'a Input) -> Result<Slice<'a>, String> {
@@ -160,6 +162,12 @@ fn slice<'a>(input: &'a Input) -> Result<Slice<'a>, String> {
         ));
     }
     let num = |k: &str| part.get(k).and_then(Value::as_u64);
+    // The merge lists the missing partitions: N is bounded as `--partition` bounds it.
+    if let Some(of) = num("of").filter(|of| *of > MAX_PARTITIONS) {
+        return Err(format!(
+            "{src}: its `partition` says of {of}, more than the {MAX_PARTITIONS} partitions `run --partition` writes"
+        ));
+    }
     match (num("index"), num("of")) {
         (Some(index), Some(of)) if of >= 1 && (1..=of).contains(&index) => Ok(Slice {
             input,
@@ -210,7 +218,8 @@ fn same_run(slices: &[Slice<'_>]) -> Result<(), String> {
         ] {
             if s.part.get(key) != first.part.get(key) {
                 let show = |p: &Value| {
-                    visible(&p.get(key).map(Value::to_string).unwrap_or("none".into())).into_owned()
+                    one_line(&p.get(key).map(Value::to_string).unwrap_or("none".into()))
+                        .into_owned()
                 };
                 return Err(format!(
                     "{fb} and {fa} select different cases (their {what}: {} and {}): partitions of one run come from the same suite and filter",
@@ -238,8 +247,8 @@ fn check_counts(input: &Input, run: &RunReport) -> Result<(), String> {
         if verdict != r.verdict.word() {
             return Err(format!(
                 "{src}: case `{}` has verdict `{}`, but its status `{}` and the known-failures list make it `{}`",
-                visible(&r.case.id),
-                visible(verdict),
+                one_line(&r.case.id),
+                one_line(verdict),
                 r.outcome.status.word(),
                 r.verdict.word()
             ));
@@ -262,7 +271,7 @@ fn check_counts(input: &Input, run: &RunReport) -> Result<(), String> {
         if !agrees(&counts, written) {
             return Err(format!(
                 "{src}: its counts of area `{}` do not match its cases",
-                visible(&area)
+                one_line(&area)
             ));
         }
     }
@@ -317,13 +326,13 @@ pub fn merge(
             if belongs != *k {
                 return Err(format!(
                     "{src}: case `{}` is in partition {k}/{of} but belongs to {belongs}/{of}: this report was not sliced by this runner's --partition",
-                    visible(&case.id),
+                    one_line(&case.id),
                 ));
             }
             if let Some(other) = seen.insert(case.id.clone(), src) {
                 return Err(format!(
                     "case `{}` is in both {other} and {src}: overlapping partitions cannot be merged",
-                    visible(&case.id)
+                    one_line(&case.id)
                 ));
             }
         }

@@ -10,7 +10,8 @@
 //!
 //! Text that reaches a terminal or `junit.xml` goes through [`visible`]: an implementation's
 //! name, messages and stderr can hold control characters, which must neither drive the terminal
-//! nor make the XML ill-formed.
+//! nor make the XML ill-formed. A value printed within one line goes through [`one_line`],
+//! which escapes line breaks too, so that it cannot forge a line of the runner's own.
 
 pub mod html;
 pub mod json;
@@ -35,37 +36,53 @@ use crate::implementations::Fault;
 
 pub use json::to_json;
 
-/// Whether `c` is written as an escape by [`visible`].
-fn needs_escape(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
+/// Whether `c` is written as an escape by [`visible`] (`keep_breaks`) or [`one_line`].
+fn needs_escape(c: char, keep_breaks: bool) -> bool {
+    (c.is_control() && !(keep_breaks && (c == '\n' || c == '\t')))
         || matches!(
             c,
             '\u{061c}'
                 | '\u{200e}'
                 | '\u{200f}'
                 | '\u{202a}'..='\u{202e}'
+                | '\u{2028}'
+                | '\u{2029}'
                 | '\u{2066}'..='\u{2069}'
                 | '\u{fffe}'
                 | '\u{ffff}'
         )
 }
 
-/// `text` with every control character but `\n` and `\t` (C0, DEL, C1), the Unicode
-/// bidirectional controls and the non-characters U+FFFE/U+FFFF written as `\u{1b}`-style
-/// escapes. What remains is safe on a terminal and allowed in XML 1.0.
-pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
+fn escaped(text: &str, keep_breaks: bool) -> Cow<'_, str> {
+    if !text.chars().any(|c| needs_escape(c, keep_breaks)) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if needs_escape(c) {
+        if needs_escape(c, keep_breaks) {
             let _ = write!(out, "\\u{{{:x}}}", c as u32);
         } else {
             out.push(c);
         }
     }
     Cow::Owned(out)
+}
+
+/// `text` with every control character but `\n` and `\t` (C0, DEL, C1), the Unicode
+/// bidirectional controls, the line and paragraph separators and the non-characters U+FFFE/U+FFFF written as `\u{1b}`-style
+/// escapes. What remains is safe on a terminal and allowed in XML 1.0. For a block of lines the
+/// runner composes; a value printed within one line goes through [`one_line`].
+pub fn visible(text: &str) -> Cow<'_, str> {
+    escaped(text, true)
+}
+
+/// `text` as [`visible`] writes it, with `\n` and `\t` escaped too (`\u{a}`, `\u{9}`): for
+/// anything from outside the runner (an implementation's name, messages and values, a skill
+/// directory's name, a case file's text) that is printed within one line, so that it can
+/// neither start a line of its own (a forged `result: ok` line) nor drive the terminal. Every
+/// printer uses it: the terminal summary, failure output, `check-tree`, `show`, `smoke`.
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    escaped(text, false)
 }
 
 /// A case's outcome judged against the implementation's list of known failures.
@@ -747,7 +764,7 @@ pub fn describe_fault(fault: &Fault, indent: &str) -> String {
                 let _ = writeln!(s, "{indent}adapter stderr (its last {} bytes):", tail.len());
             }
             for line in shown.lines() {
-                let _ = writeln!(s, "{indent}  {line}");
+                let _ = writeln!(s, "{indent}  {}", one_line(line));
             }
         }
         None => {}
@@ -762,10 +779,12 @@ pub fn describe(case: &ReportCase, outcome: &CaseOutcome) -> String {
 
 fn describe_raw(case: &ReportCase, outcome: &CaseOutcome) -> String {
     let mut s = String::new();
-    let loc = format!("{}:{}", case.file, case.line);
+    // Every value on one line: a line break in any of them cannot start a line of its own.
+    let id = one_line(&case.id);
+    let loc = format!("{}:{}", one_line(&case.file), case.line);
     match &outcome.status {
         Status::Pass => {
-            let _ = writeln!(s, "PASS {}  ({loc})", case.id);
+            let _ = writeln!(s, "PASS {id}  ({loc})");
         }
         Status::Fail(f) => {
             let kind = f.kind();
@@ -780,50 +799,44 @@ fn describe_raw(case: &ReportCase, outcome: &CaseOutcome) -> String {
                 format!(" ({} is missing)", missing.join(" and "))
             };
             // The kind on a line of its own: tools and tests match the `FAIL <id>` line exactly.
-            let _ = writeln!(s, "FAIL {}", case.id);
+            let _ = writeln!(s, "FAIL {id}");
             let _ = writeln!(s, "  {}: {why}{missing}", kind_label(kind));
             if let Some(summary) = &case.summary {
-                let _ = writeln!(s, "  {summary}");
+                let _ = writeln!(s, "  {}", one_line(summary));
             }
             let _ = writeln!(
                 s,
                 "  at {}:{} (step {}: {})",
-                case.file, f.line, f.step, f.label
+                one_line(&case.file),
+                f.line,
+                f.step,
+                one_line(&f.label)
             );
-            let _ = writeln!(s, "  clauses: {}", case.clauses.join(", "));
+            let _ = writeln!(s, "  clauses: {}", one_line(&case.clauses.join(", ")));
             for m in &f.mismatches {
-                let _ = writeln!(s, "  [{}] {}:", m.kind.word(), m.what);
-                let _ = writeln!(s, "    expected: {}", m.expected);
-                let _ = writeln!(s, "    actual:   {}", m.actual);
+                let _ = writeln!(s, "  [{}] {}:", m.kind.word(), one_line(&m.what));
+                let _ = writeln!(s, "    expected: {}", one_line(&m.expected));
+                let _ = writeln!(s, "    actual:   {}", one_line(&m.actual));
             }
         }
         Status::Skipped(why) => {
-            let _ = writeln!(s, "SKIPPED {}  ({loc}): {why}", case.id);
+            let _ = writeln!(s, "SKIPPED {id}  ({loc}): {}", one_line(why));
         }
         Status::Unsupported(missing) => {
             let names: Vec<&str> = missing.iter().map(|f| f.as_str()).collect();
-            let _ = writeln!(
-                s,
-                "UNSUPPORTED {}  ({loc}): needs {}",
-                case.id,
-                names.join(", ")
-            );
+            let _ = writeln!(s, "UNSUPPORTED {id}  ({loc}): needs {}", names.join(", "));
         }
         Status::Error { message, fault, .. } => {
-            let _ = writeln!(s, "ERROR {}  ({loc})", case.id);
+            let _ = writeln!(s, "ERROR {id}  ({loc})");
             for line in message.lines() {
-                let _ = writeln!(s, "  {line}");
+                let _ = writeln!(s, "  {}", one_line(line));
             }
             if let Some(f) = fault {
                 s.push_str(&describe_fault(f, "  "));
             }
         }
         Status::NotRun => {
-            let _ = writeln!(
-                s,
-                "NOT RUN {}  ({loc}): the run stopped before this case",
-                case.id
-            );
+            let _ = writeln!(s, "NOT RUN {id}  ({loc}): the run stopped before this case");
         }
     }
     s
@@ -840,7 +853,12 @@ fn summary_raw(report: &RunReport) -> String {
     if info.name.is_empty() && info.version.is_empty() {
         let _ = writeln!(s, "implementation: unknown (no handshake)");
     } else {
-        let _ = writeln!(s, "implementation: {} {}", info.name, info.version);
+        let _ = writeln!(
+            s,
+            "implementation: {} {}",
+            one_line(&info.name),
+            one_line(&info.version)
+        );
     }
     let conformance = report.conformance();
     let row = |s: &mut String, name: &str, level: &str, c: &LevelCounts| {
@@ -876,19 +894,19 @@ fn summary_raw(report: &RunReport) -> String {
     for (area, a) in &conformance.areas {
         for (level, c) in LEVELS.iter().zip(&a.levels) {
             if c.total() > 0 {
-                row(&mut s, area, level_word(*level), c);
+                row(&mut s, &one_line(area), level_word(*level), c);
             }
         }
     }
     row(&mut s, "total", "", &conformance.all());
     let _ = writeln!(s);
     for (area, a) in &conformance.areas {
-        let _ = writeln!(s, "{}", a.statement(area));
+        let _ = writeln!(s, "{}", one_line(&a.statement(area)));
     }
     let _ = writeln!(s);
     let _ = writeln!(s, "result: {}", result_line(report, &conformance));
     if let Some(stopped) = &report.stopped {
-        let _ = writeln!(s, "stopped early: {}", stopped.reason);
+        let _ = writeln!(s, "stopped early: {}", one_line(&stopped.reason));
     }
     s
 }
@@ -986,7 +1004,7 @@ pub fn junit(report: &RunReport) -> Result<String, quick_junit::SerializeError> 
                 Verdict::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     if let Some(f) = r.failure() {
-                        s.set_message(visible(&failure_message(f)).into_owned());
+                        s.set_message(one_line(&failure_message(f)).into_owned());
                     }
                     s.set_description(describe(r.case, r.outcome));
                     s
@@ -1349,6 +1367,45 @@ mod tests {
         assert_eq!(
             visible("a\u{1b}[2J\u{7}\u{0}\r\u{7f}\u{9b}\u{202e}\u{fffe}z"),
             "a\\u{1b}[2J\\u{7}\\u{0}\\u{d}\\u{7f}\\u{9b}\\u{202e}\\u{fffe}z"
+        );
+    }
+
+    #[test]
+    fn one_line_escapes_line_breaks_as_well() {
+        assert_eq!(one_line("plain ünïcode"), "plain ünïcode");
+        assert_eq!(
+            one_line("a\nb\tc\r\n\u{85}\u{2028}d"),
+            "a\\u{a}b\\u{9}c\\u{d}\\u{a}\\u{85}\\u{2028}d"
+        );
+    }
+
+    #[test]
+    fn values_from_an_implementation_cannot_forge_summary_or_failure_lines() {
+        const FORGED: &str = "\nresult: ok. forged\r\nFAIL forged.case";
+        let c = case("read.a", "read");
+        let mut o = fail(vec![Mismatch::interop("what", "expected", FORGED)]);
+        if let Status::Fail(f) = &mut o.status {
+            f.label = format!("label{FORGED}");
+        }
+        let mut r = report(vec![(&c, o)], &[]);
+        r.implementation.name = format!("impl{FORGED}");
+        r.implementation.version = format!("1{FORGED}");
+        r.stopped = Some(Stopped {
+            reason: format!("stopped{FORGED}"),
+            fault: None,
+        });
+        let text = summary_text(&r) + &describe(&r.results[0].0, &r.results[0].1);
+        let starting = |p: &str| {
+            text.lines()
+                .filter(|l| l.trim_start().starts_with(p))
+                .count()
+        };
+        assert_eq!(starting("result:"), 1, "{text}");
+        assert_eq!(starting("FAIL"), 1, "{text}");
+        assert!(!text.contains('\r'), "{text}");
+        assert!(
+            text.contains("impl\\u{a}result: ok. forged\\u{d}\\u{a}FAIL"),
+            "{text}"
         );
     }
 

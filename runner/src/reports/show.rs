@@ -1,4 +1,5 @@
-//! `skillspec show`: one case rendered as prose for auditors.
+//! `skillspec show`: one case rendered as prose for auditors. A case file is text from elsewhere
+//! (`--cases DIR`): its control characters are printed as escapes.
 
 use std::fmt::Write as _;
 
@@ -6,6 +7,8 @@ use crate::cases::expect::{Matcher, OutcomeExpect};
 use crate::cases::fixture::EntryKind;
 use crate::cases::{Action, Allowlist, Case, HashSource, SkillsRoot};
 use crate::implementations::protocol::WireStep;
+
+use super::{one_line, visible};
 
 fn matcher(m: &Matcher) -> String {
     match m {
@@ -49,7 +52,7 @@ fn matcher(m: &Matcher) -> String {
 }
 
 fn path(bytes: &[u8]) -> String {
-    skillspec_reference::discovery::display_bytes(bytes)
+    one_line(&skillspec_reference::discovery::display_bytes(bytes)).into_owned()
 }
 
 fn entry(kind: &EntryKind) -> String {
@@ -58,7 +61,7 @@ fn entry(kind: &EntryKind) -> String {
             Ok(t) if t.len() <= 600 => {
                 let mut s = format!("file ({} bytes):", b.len());
                 for line in t.lines() {
-                    s.push_str(&format!("\n        | {line}"));
+                    s.push_str(&format!("\n        | {}", one_line(line)));
                 }
                 s
             }
@@ -95,7 +98,6 @@ fn entry(kind: &EntryKind) -> String {
     }
 }
 
-/// Renders `case` as readable text.
 /// The line saying which checks of a step are safety checks (`safety:` in the case).
 fn safety_line(s: &mut String, marks: &[String]) {
     if !marks.is_empty() {
@@ -107,11 +109,18 @@ fn safety_line(s: &mut String, marks: &[String]) {
     }
 }
 
+/// Renders `case` as readable text, every control character of the case file escaped (by
+/// [`visible`] over the whole, and by [`one_line`] in the values printed within one line).
 pub fn render(case: &Case) -> String {
+    visible(&render_raw(case)).into_owned()
+}
+
+fn render_raw(case: &Case) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}", case.id);
-    let _ = writeln!(s, "  {}", case.summary);
-    let _ = writeln!(s, "  file: {}:{}", case.file.display(), case.line);
+    let _ = writeln!(s, "  {}", one_line(&case.summary));
+    let file = case.file.display().to_string();
+    let _ = writeln!(s, "  file: {}:{}", one_line(&file), case.line);
     let _ = writeln!(s, "  clauses: {}", case.clauses.join(", "));
     if !case.requires.is_empty() {
         let r: Vec<&str> = case.requires.iter().map(|f| f.as_str()).collect();
@@ -135,7 +144,7 @@ pub fn render(case: &Case) -> String {
             )
         }
         SkillsRoot::Unset => writeln!(s, "    skills root: (unset: the feature is off)"),
-        SkillsRoot::InCase(r) => writeln!(s, "    skills root: {r}"),
+        SkillsRoot::InCase(r) => writeln!(s, "    skills root: {}", one_line(r)),
         SkillsRoot::AsWritten(t) => writeln!(s, "    skills root, exactly as written: {t:?}"),
     };
     match &c.script_allowlist {
@@ -143,7 +152,7 @@ pub fn render(case: &Case) -> String {
             let _ = writeln!(s, "    script allowlist: (unset)");
         }
         Some(Allowlist::Raw(t)) => {
-            let _ = writeln!(s, "    script allowlist (verbatim): {t}");
+            let _ = writeln!(s, "    script allowlist (verbatim): {}", one_line(t));
         }
         Some(Allowlist::Entries(es)) => {
             let _ = writeln!(s, "    script allowlist:");
@@ -176,7 +185,7 @@ pub fn render(case: &Case) -> String {
         let _ = writeln!(s, "    emulating a platform without POSIX process groups");
     }
     if let Some(p) = &c.python {
-        let _ = writeln!(s, "    python interpreter: {p}");
+        let _ = writeln!(s, "    python interpreter: {}", one_line(p));
     }
     if let Some(d) = &c.skill_dirs {
         for (role, dir, trust) in [
@@ -185,12 +194,12 @@ pub fn render(case: &Case) -> String {
             ("installed", &d.installed, "Installed"),
         ] {
             if let Some(dir) = dir {
-                let _ = writeln!(s, "    {role} skills ({trust}): {dir}");
+                let _ = writeln!(s, "    {role} skills ({trust}): {}", one_line(dir));
             }
         }
     }
     if let Some(r) = &c.registry {
-        let _ = writeln!(s, "    local skill registry: {r}");
+        let _ = writeln!(s, "    local skill registry: {}", one_line(r));
     }
     if let Some(sel) = &c.selection {
         let show = |v: Option<u64>, default: &str| v.map_or(default.to_owned(), |n| n.to_string());
@@ -224,7 +233,7 @@ pub fn render(case: &Case) -> String {
         }
     }
     for (k, v) in &c.env {
-        let _ = writeln!(s, "    host environment {k}={v}");
+        let _ = writeln!(s, "    host environment {}={}", one_line(k), one_line(v));
     }
     let _ = writeln!(s, "\nSteps:");
     for (i, step) in case.steps.iter().enumerate() {
