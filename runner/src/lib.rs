@@ -16,6 +16,7 @@
 //!   interpreter ([`execution::python`]).
 //! - [`reports`]: the terminal summary, report.json, junit.xml, and cases as prose
 //!   ([`reports::show`]).
+//! - [`input`]: reading files a user names (regular files only, bounded).
 //! - [`check_tree`]: the `check-tree` command (the reference on a real skills root).
 //! - [`suite`]: the suite embedded in the binary, its version, where a run takes its cases and
 //!   fixtures from, and `export`.
@@ -28,6 +29,7 @@ pub mod cases;
 pub mod check_tree;
 pub mod execution;
 pub mod implementations;
+pub mod input;
 #[cfg(feature = "mutants")]
 pub mod mutants;
 pub mod reports;

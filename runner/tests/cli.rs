@@ -586,3 +586,34 @@ fn smoke_escapes_line_breaks_of_an_adapter() {
     assert!(lines_starting(&t, "looks good").is_empty(), "{t}");
     assert!(t.contains("forger\\u{a}result: ok"), "{t}");
 }
+
+/// A known-failures list that is a FIFO (or a device) is refused at once with exit 2 and the
+/// file named, never waited on.
+#[test]
+fn a_known_failures_list_that_is_not_a_regular_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("known.txt");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for list in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let start = std::time::Instant::now();
+        let out = skillspec(&[
+            "run",
+            "--known-failures",
+            list,
+            "--filter",
+            "read.path.backslash.in-file-name-rejected",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{list}: {}", text(&out));
+        assert!(
+            text(&out).contains("is not a regular file"),
+            "{}",
+            text(&out)
+        );
+        assert!(text(&out).contains(list), "{}", text(&out));
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    }
+}

@@ -403,62 +403,14 @@ pub fn from_json(v: &Value) -> Result<RunReport, String> {
 /// this runner wrote, and reading it whole would cost memory without bound.
 pub const MAX_REPORT_BYTES: u64 = 16 * 1024 * 1024;
 
-/// What a file that is not a regular one is, for messages.
-fn kind_of(t: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_dir() {
-        "a directory"
-    } else {
-        "not a file"
-    }
-}
-
-/// The bytes of `file`, which must be a regular file (a symlink to one is followed) of at most
-/// [`MAX_REPORT_BYTES`]. It is opened without blocking (a FIFO with no writer must not hang) and
-/// without becoming a controlling terminal, and its type is checked on the opened descriptor.
+/// The bytes of the report file `file` ([`crate::input::read_regular`], at most
+/// [`MAX_REPORT_BYTES`]).
 fn read_regular(file: &Path) -> Result<Vec<u8>, String> {
-    use rustix::fs::{Mode, OFlags};
-    use std::io::Read as _;
-    let shown = file.display();
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    let fd = rustix::fs::open(file, flags, Mode::empty())
-        .map_err(|e| format!("cannot read {shown}: {}", std::io::Error::from(e)))?;
-    let f = std::fs::File::from(fd);
-    let meta = f
-        .metadata()
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!(
-            "{shown} is not a regular file ({}): a report is a report.json file or the directory holding one",
-            kind_of(meta.file_type())
-        ));
-    }
-    let too_big = |n: u64| {
-        format!(
-            "{shown} is larger than {} MiB ({n} bytes or more): not a report this runner wrote",
-            MAX_REPORT_BYTES / (1024 * 1024)
-        )
-    };
-    if meta.len() > MAX_REPORT_BYTES {
-        return Err(too_big(meta.len()));
-    }
-    let mut bytes = Vec::new();
-    // A file that grows while it is read is still cut at the limit.
-    f.take(MAX_REPORT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if bytes.len() as u64 > MAX_REPORT_BYTES {
-        return Err(too_big(bytes.len() as u64));
-    }
-    Ok(bytes)
+    crate::input::read_regular(
+        file,
+        MAX_REPORT_BYTES,
+        "a report is a report.json file or the directory holding one",
+    )
 }
 
 /// Reads a report given as a file or as the directory that holds `report.json`: a regular file
