@@ -70,7 +70,7 @@ pub fn read_regular_text(file: &Path, cap: u64, what: &str) -> Result<String, St
 }
 
 fn shown_size(cap: u64) -> String {
-    if cap >= 1024 * 1024 && cap % (1024 * 1024) == 0 {
+    if cap >= 1024 * 1024 && cap.is_multiple_of(1024 * 1024) {
         format!("{} MiB", cap / (1024 * 1024))
     } else {
         format!("{cap} bytes")
