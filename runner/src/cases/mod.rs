@@ -1164,8 +1164,9 @@ pub fn load_dir(dir: &Path) -> Result<Suite, Vec<CaseError>> {
                     .map(|_| first.as_os_str().to_string_lossy().into_owned())
             })
             .unwrap_or_else(|| "root".into());
-        // A case file is a few KiB (the suite's largest is under 3 KiB); 1 MiB is a case of
-        // its own budget's worth of text, and no FIFO or device is ever waited on.
+        // A case file is a few KiB (the suite's largest is under 3 KiB); the cap lets a case
+        // spell out as much argument text as `$repeat` may make (16 MiB), and no FIFO or device
+        // is ever waited on.
         let text = crate::input::read_regular_text(&file, MAX_CASE_FILE_BYTES, "a case file")
             .map_err(|e| e.replace(&format!("{}", file.display()), "it"));
         CaseSource { file, area, text }
@@ -1270,7 +1271,7 @@ pub(crate) fn assemble_within(
 }
 
 /// The largest case file the loader reads.
-pub const MAX_CASE_FILE_BYTES: u64 = 1024 * 1024;
+pub const MAX_CASE_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 fn collect_files(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<CaseError>) {
     let entries = match std::fs::read_dir(dir) {
