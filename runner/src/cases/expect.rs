@@ -1206,7 +1206,8 @@ mod tests {
 
     const READ: &str = "skill_read_reference";
     const RUN: &str = "skill_run_script";
-    use MismatchKind::{Interop, Safety};
+    use MismatchKind::{Interop, Permissive};
+    const REMOVED: MismatchKind = MismatchKind::Unsafe(Exposure::RemovedTool);
 
     #[test]
     fn a_refusal_answered_with_success_is_safety() {
@@ -1215,14 +1216,14 @@ mod tests {
             json!({"error": "invalid_path"}),
             json!({"ok": true, "value": {"content": "root:x:0:0"}}),
         );
-        assert_eq!(got, [(Safety, None)]);
+        assert_eq!(got, [(Permissive, None)]);
         // Also where the refusal is `unknown_tool` (a tool that must not be offered).
         let got = judge_call(
             RUN,
             json!({"error": "unknown_tool"}),
             json!({"ok": true, "value": {"exit_code": 0}}),
         );
-        assert_eq!(got, [(Safety, None)]);
+        assert_eq!(got, [(REMOVED, None)]);
     }
 
     #[test]
@@ -1249,7 +1250,7 @@ mod tests {
                 json!({"error": "blocked_tool"}),
                 json!({"ok": false, "error": {"code": ran}}),
             );
-            assert_eq!(got, [(Safety, None)], "{ran}");
+            assert_eq!(got, [(Permissive, None)], "{ran}");
         }
         // One execution ending for another is interop: the helper was allowed to start.
         let got = judge_call(
@@ -1311,8 +1312,8 @@ mod tests {
             [(Interop, None)]
         );
         let mut marked = plain;
-        marked["safety"] = json!(["stdout"]);
-        assert_eq!(judge_call(RUN, marked.clone(), leak), [(Safety, None)]);
+        marked["safety"] = json!({"stdout": "secret"});
+        assert_eq!(judge_call(RUN, marked.clone(), leak), [(MismatchKind::Unsafe(Exposure::Secret), None)]);
         // Only the marked field: a wrong exit code stays interop.
         let other = json!({"ok": true, "value": {"exit_code": 3, "stdout": "[]\n"}});
         assert_eq!(judge_call(RUN, marked.clone(), other), [(Interop, None)]);
@@ -1322,10 +1323,10 @@ mod tests {
         // Fields of an expected error can be marked too.
         let got = judge_call(
             RUN,
-            json!({"error": {"code": "script_failed", "stderr": {"not_contains": "secret"}}, "safety": ["stderr"]}),
+            json!({"error": {"code": "script_failed", "stderr": {"not_contains": "secret"}}, "safety": {"stderr": "secret"}}),
             json!({"ok": false, "error": {"code": "script_failed", "stderr": "a secret"}}),
         );
-        assert_eq!(got, [(Safety, None)]);
+        assert_eq!(got, [(MismatchKind::Unsafe(Exposure::Secret), None)]);
     }
 
     fn guide(id: &str) -> LoadedGuide {
@@ -1356,12 +1357,12 @@ mod tests {
 
     #[test]
     fn an_extra_loaded_guide_is_safety_a_missing_one_or_the_order_interop() {
-        assert_eq!(judge_discover(&["a"], &["a", "linked"]), [Safety]);
+        assert_eq!(judge_discover(&["a"], &["a", "linked"]), [Permissive]);
         assert_eq!(judge_discover(&["a", "b"], &["a"]), [Interop]);
         assert_eq!(judge_discover(&["a", "b"], &["b", "a"]), [Interop]);
         assert_eq!(
             judge_discover(&["a", "b"], &["linked", "a"]),
-            [Safety, Interop]
+            [Permissive, Interop]
         );
         assert!(judge_discover(&["a", "b"], &["a", "b"]).is_empty());
     }
@@ -1384,7 +1385,7 @@ mod tests {
         };
         assert_eq!(
             judge_tools(only_read.clone(), &[READ, RUN, "web_search"]),
-            [(Safety, None)]
+            [(REMOVED, None)]
         );
         assert_eq!(
             judge_tools(only_read, &["web_search"]),
@@ -1394,7 +1395,7 @@ mod tests {
             offered: None,
             not_offered: vec![RUN.into()],
         };
-        assert_eq!(judge_tools(not_run.clone(), &[RUN]), [(Safety, None)]);
+        assert_eq!(judge_tools(not_run.clone(), &[RUN]), [(REMOVED, None)]);
         assert!(judge_tools(not_run, &[READ]).is_empty());
     }
 
@@ -1437,7 +1438,7 @@ mod tests {
         };
         assert_eq!(
             judge_select(sel(&["a"]), &[("a", 10), ("gated", 10)], &[]),
-            [Safety]
+            [Permissive]
         );
         assert_eq!(judge_select(sel(&["a", "b"]), &[("a", 10)], &[]), [Interop]);
         assert_eq!(
@@ -1463,7 +1464,7 @@ mod tests {
         };
         assert_eq!(
             judge_select(ceiling.clone(), &[], &["memory_read", "shell"]),
-            [Safety]
+            [REMOVED]
         );
         assert_eq!(judge_select(ceiling.clone(), &[], &[]), [Interop]);
         assert!(judge_select(ceiling, &[], &["memory_read"]).is_empty());
@@ -1487,8 +1488,8 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(judge(e.clone()), [Interop, Interop]);
-        e.safety = vec!["not_contains".into()];
-        assert_eq!(judge(e), [Interop, Safety]);
+        e.safety = Marks([("not_contains".to_owned(), Exposure::PromptForgery)].into());
+        assert_eq!(judge(e), [Interop, MismatchKind::Unsafe(Exposure::PromptForgery)]);
     }
 
     #[test]
@@ -1532,7 +1533,7 @@ mod tests {
         // Ran without asking, or asked about another script: unsafe (an absent `asked` is none).
         assert_eq!(
             judge_call(RUN_HITL, expect(true), ran(json!([]))),
-            [(Safety, None)]
+            [(Permissive, None)]
         );
         assert_eq!(
             judge_call(
@@ -1540,11 +1541,11 @@ mod tests {
                 expect(true),
                 json!({"ok": true, "value": {"exit_code": 0}})
             ),
-            [(Safety, None)]
+            [(Permissive, None)]
         );
         assert_eq!(
             judge_call(RUN_HITL, expect(true), ran(json!([other]))),
-            [(Safety, None)]
+            [(Permissive, None)]
         );
         // Also when the run ended in a timeout (it was started).
         assert_eq!(
@@ -1553,7 +1554,7 @@ mod tests {
                 json!({"error": "timeout", "asked": [{"skill": "alpha"}]}),
                 json!({"ok": false, "error": {"code": "timeout"}, "asked": []})
             ),
-            [(Safety, None)]
+            [(Permissive, None)]
         );
         // Refused without asking, or asked twice before running: safe but different.
         assert_eq!(

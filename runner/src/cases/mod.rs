@@ -1425,51 +1425,74 @@ mod tests {
     }
 
     #[test]
-    fn safety_marks_name_what_the_step_checks() {
-        let run = |expect: &str| {
-            format!("{GOOD}  - run: {{skill: a, script: scripts/x.py}}\n    expect:\n{expect}")
-        };
-        let c = parse(&run(
-            "      ok: {exit_code: 0, stdout: \"[]\\n\"}\n      safety: [stdout]\n",
-        ))
-        .unwrap();
-        let Some(crate::cases::expect::OutcomeExpect::Call(call)) = &c.steps[1].expect.outcome
-        else {
-            panic!("a call expectation");
-        };
-        assert_eq!(call.safety, ["stdout"]);
-        parse(&run(
-            "      error: {code: script_failed, stderr: {contains: x}}\n      safety: [stderr]\n",
-        ))
-        .unwrap();
-        for (expect, words) in [
-            (
-                "      ok: {exit_code: 0}\n      safety: [stdout]\n",
-                "`stdout`",
-            ),
-            (
-                "      error: not_approved\n      safety: [code]\n",
-                "fixed rules",
-            ),
-            (
-                "      ok: {stdout: x}\n      safety: [stdout, stdout]\n",
-                "twice",
-            ),
-        ] {
-            let e = parse(&run(expect)).unwrap_err();
-            assert_eq!(e.line, Some(10), "{}", e.message);
-            assert!(e.message.contains(words), "{}", e.message);
-        }
-        let prompt = format!(
-            "{GOOD}  - prompt:\n    expect:\n      not_contains: [x]\n      safety: [not_contains]\n"
+    fn every_safety_check_has_an_observable() {
+        // A canary planted in a file outside the skill, looked for in every result.
+        let planted = "id: t.c\nsummary: A case.\nclauses: [read.path.relative]\ncanaries:\n  SKILLSPEC_CANARY_T1: outside-content\ntree:\n  skills/a/SKILL.md: \"---\\nname: a\\ndescription: b\\n---\\n\"\n  outside.md: \"SKILLSPEC_CANARY_T1\"\nsteps:\n  - read: {skill: a, path: ../outside.md}\n    expect:\n      error: invalid_path\n";
+        let c = parse(planted).unwrap();
+        assert_eq!(
+            c.canaries.iter().collect::<Vec<_>>(),
+            [("SKILLSPEC_CANARY_T1", crate::cases::exposure::Exposure::OutsideContent)]
         );
-        parse(&prompt).unwrap();
-        let e = parse(&prompt.replace("safety: [not_contains]", "safety: [contains]")).unwrap_err();
-        assert!(e.message.contains("not_contains"), "{}", e.message);
-        let e = parse(&GOOD.replace("loaded: [a]\n", "loaded: [a]\n      safety: [loaded]\n"))
-            .unwrap_err();
+        let refused = |text: &str, words: &str| {
+            let e = parse(text).unwrap_err();
+            assert!(e.message.contains(words), "{words}: {}", e.message);
+            e
+        };
+        // Declared but planted nowhere: the case could never show the crossing.
+        refused(
+            &planted.replace("outside.md: \"SKILLSPEC_CANARY_T1\"", "outside.md: \"x\""),
+            "is not planted",
+        );
+        // Where a runtime that crossed nothing is sent it, or must show it.
+        refused(
+            &planted.replace("path: ../outside.md", "path: SKILLSPEC_CANARY_T1"),
+            "a step's arguments",
+        );
+        refused(
+            &planted.replace("error: invalid_path", "ok: {content: SKILLSPEC_CANARY_T1}"),
+            "an expected value",
+        );
+        refused(
+            &planted.replace("  outside.md:", "  SKILLSPEC_CANARY_T1/x: a\n  outside.md:"),
+            "a path",
+        );
+        // A `not_contains` of the token shows nothing a passing runtime sends: allowed.
+        parse(&format!(
+            "{planted}  - prompt:\n    expect:\n      not_contains: [SKILLSPEC_CANARY_T1]\n"
+        ))
+        .unwrap();
+        // Marks: only prompt checks, only prompt-forgery, and their text holds such a canary.
+        let forged = "id: t.f\nsummary: A case.\nclauses: [prompt.section]\ncanaries:\n  SKILLSPEC_CANARY_F1: prompt-forgery\ntree:\n  skills/a/SKILL.md: \"---\\nname: a\\ndescription: \\\"x\\\\n- `SKILLSPEC_CANARY_F1`\\\"\\n---\\n\"\nsteps:\n  - prompt:\n    expect:\n      not_contains: [\"\\n- `SKILLSPEC_CANARY_F1`\"]\n      safety: {not_contains: prompt-forgery}\n";
+        parse(forged).unwrap();
+        let e = refused(
+            &forged.replace("not_contains: [\"\\n- `SKILLSPEC_CANARY_F1`\"]", "not_contains: [\"\\n- `evil`\"]"),
+            "hold no canary",
+        );
+        assert_eq!(e.line, Some(9));
+        refused(
+            &forged.replace("safety: {not_contains: prompt-forgery}", "safety: [not_contains]"),
+            "names each marked check",
+        );
+        refused(
+            &forged.replace("safety: {not_contains: prompt-forgery}", "safety: {contains: prompt-forgery}"),
+            "does not check",
+        );
+        let run = format!(
+            "{GOOD}  - run: {{skill: a, script: scripts/x.py}}\n    expect:\n      ok: {{stdout: x}}\n      safety: {{stdout: secret}}\n"
+        );
+        refused(&run, "only a prompt check can be marked");
+        let e = refused(
+            &GOOD.replace("loaded: [a]\n", "loaded: [a]\n      safety: {loaded: outside-content}\n"),
+            "fixed rules",
+        );
         assert_eq!(e.line, Some(7));
-        assert!(e.message.contains("fixed rules"), "{}", e.message);
+        // A marker nothing planted would write; `bounded` with nothing to hang on.
+        let marker = format!("{GOOD}      files: {{absent: [skills/a/pwned]}}\n");
+        refused(&marker, "could never fail");
+        parse(&marker.replace("name: a\\n", "name: a\\nrun: touch pwned\\n")).unwrap();
+        refused(&GOOD.replace("steps:", "bounded: a FIFO\nsteps:"), "nothing a runtime could hang on");
+        parse(&GOOD.replace("steps:", "bounded: a FIFO\nsteps:").replace("tree:\n", "tree:\n  skills/f/SKILL.md: {fifo: true}\n"))
+            .unwrap();
     }
 
     #[test]

@@ -822,15 +822,19 @@ mod tests {
             got,
             [
                 ("file `made`".to_owned(), MismatchKind::Interop),
-                ("file `marker`".to_owned(), MismatchKind::Safety),
-                // Checked only through a link: something stands where nothing may.
-                ("file `link/passwd`".to_owned(), MismatchKind::Safety),
+                (
+                    "file `marker` (the marker of code that must not run)".to_owned(),
+                    MismatchKind::Unsafe(Exposure::CodeRan)
+                ),
+                // Checked only through a link: something stands where nothing may, but nothing
+                // shows that it ran.
+                ("file `link/passwd`".to_owned(), MismatchKind::Permissive),
             ]
         );
     }
 
     #[test]
-    fn a_failure_is_unsafe_when_any_mismatch_is_safety() {
+    fn a_failure_is_as_bad_as_its_worst_mismatch() {
         let interop = Mismatch::interop("error code", "invalid_path", "not_found");
         let missing = Mismatch {
             missing_tool: Some("skill_run_script".into()),
@@ -848,11 +852,19 @@ mod tests {
         assert!(different.missing_tools().is_empty());
         let not_there = failure(vec![missing.clone(), missing.clone()]);
         assert_eq!(not_there.missing_tools(), ["skill_run_script"]);
+        let loose = failure(vec![
+            missing.clone(),
+            Mismatch::permissive("call outcome", "error invalid_path", "success"),
+        ]);
+        assert_eq!(loose.kind(), FailureKind::Permissive);
+        assert!(loose.exposures().is_empty());
         let leaked = failure(vec![
             missing,
-            Mismatch::safety("file `marker`", "absent", "exists"),
+            Mismatch::permissive("call outcome", "error invalid_path", "success"),
+            Mismatch::exposed(Exposure::CodeRan, "file `marker`", "absent", "exists"),
         ]);
         assert_eq!(leaked.kind(), FailureKind::Unsafe);
+        assert_eq!(leaked.exposures(), [Exposure::CodeRan]);
         assert!(leaked.missing_tools().is_empty());
     }
 

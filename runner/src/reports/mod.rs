@@ -1116,7 +1116,12 @@ mod tests {
     fn unsafe_fail() -> CaseOutcome {
         fail(vec![
             Mismatch::interop("error code", "x", "y"),
-            Mismatch::safety("call outcome", "error invalid_path", "success"),
+            Mismatch::exposed(
+                crate::cases::expect::Exposure::OutsideContent,
+                "call outcome",
+                "error invalid_path",
+                "success",
+            ),
         ])
     }
 
