@@ -1313,7 +1313,10 @@ mod tests {
         );
         let mut marked = plain;
         marked["safety"] = json!({"stdout": "secret"});
-        assert_eq!(judge_call(RUN, marked.clone(), leak), [(MismatchKind::Unsafe(Exposure::Secret), None)]);
+        assert_eq!(
+            judge_call(RUN, marked.clone(), leak),
+            [(MismatchKind::Unsafe(Exposure::Secret), None)]
+        );
         // Only the marked field: a wrong exit code stays interop.
         let other = json!({"ok": true, "value": {"exit_code": 3, "stdout": "[]\n"}});
         assert_eq!(judge_call(RUN, marked.clone(), other), [(Interop, None)]);
@@ -1489,7 +1492,10 @@ mod tests {
         };
         assert_eq!(judge(e.clone()), [Interop, Interop]);
         e.safety = Marks([("not_contains".to_owned(), Exposure::PromptForgery)].into());
-        assert_eq!(judge(e), [Interop, MismatchKind::Unsafe(Exposure::PromptForgery)]);
+        assert_eq!(
+            judge(e),
+            [Interop, MismatchKind::Unsafe(Exposure::PromptForgery)]
+        );
     }
 
     #[test]

@@ -556,8 +556,19 @@ fn drive(
     check_copied_observables(case, &opts.fixtures).map_err(StepError::Fixture)?;
     fixture::materialize(root, &case.tree, &opts.fixtures).map_err(StepError::Fixture)?;
     let config = wire_config(case, root, &opts.python).map_err(StepError::Fixture)?;
-    imp.start_case(seq, &case.id, &root.to_string_lossy(), &config)
-        .map_err(StepError::Impl)?;
+    match imp.start_case(seq, &case.id, &root.to_string_lossy(), &config) {
+        Ok(()) => {}
+        Err(ImplError::Broken(fault)) if fault.timed_out && case.bounded.is_some() => {
+            // The runtime scans when it starts: a hang there is the one a bounded case plants.
+            return Ok(Status::Fail(Failure {
+                step: 1,
+                line: case.line,
+                label: "start (the runtime's first scan, before step 1)".into(),
+                mismatches: vec![hang(case, "case_start", fault)],
+            }));
+        }
+        Err(e) => return Err(StepError::Impl(e)),
+    }
     let result = drive_steps(case, imp, opts, root);
     match result {
         // Nothing more is sent to a broken implementation.
@@ -569,6 +580,20 @@ fn drive(
             (Err(first), Err(e)) => Err(StepError::Then(Box::new(first), e)),
         },
     }
+}
+
+/// A request of a `bounded` case left unanswered: the runtime hung on what the case plants.
+fn hang(case: &Case, request: &str, fault: Fault) -> Mismatch {
+    // SPEC.md "How verdicts are judged" (a hang where a bounded answer is required)
+    Mismatch::exposed(
+        Exposure::Unbounded,
+        format!(
+            "an answer to `{request}` (the case plants {})",
+            case.bounded.as_deref().unwrap_or("")
+        ),
+        "an answer in bounded time",
+        fault.message,
+    )
 }
 
 /// The canaries and markers a case plants only in `copy:` fixtures are checked here, where the
@@ -692,16 +717,7 @@ fn drive_steps(
                 Err(StepError::Impl(ImplError::Broken(fault)))
                     if fault.timed_out && case.bounded.is_some() =>
                 {
-                    // spec: verdicts.exposure (a hang where a bounded answer is required)
-                    let hang = Mismatch::exposed(
-                        Exposure::Unbounded,
-                        format!(
-                            "an answer to `{label}` (the case plants {})",
-                            case.bounded.as_deref().unwrap_or("")
-                        ),
-                        "an answer in bounded time",
-                        fault.message,
-                    );
+                    let hang = hang(case, &label, fault);
                     return Err(StepError::Judged(Box::new(Status::Fail(Failure {
                         step: index + 1,
                         line: step.line,
@@ -762,7 +778,7 @@ fn step_mismatches(
                 let expect = expect.with_root(&root.to_string_lossy());
                 mismatches.extend(check_outcome(&expect, wire, &outcome, skip_report));
             }
-            // spec: verdicts.exposure (a canary seen is a crossing, whatever was expected)
+            // SPEC.md "How verdicts are judged" (a canary seen is a crossing, whatever was expected)
             mismatches.extend(canaries_seen(
                 case,
                 &outcome,

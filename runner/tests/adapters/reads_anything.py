@@ -1,0 +1,72 @@
+"""A runtime that checks nothing, for tests of exposures: what it shows is what it really read.
+
+It scans `<root>/<skills_root>` when a case starts and at each `discover` (following every link,
+opening every `SKILL.md`: a FIFO there blocks it), offers only `skill_read_reference`, and reads
+whatever path it is given below the skill's directory, `..` and links included. Its prompt
+lists each guide's description. Standard library only.
+"""
+import os
+
+import proto
+
+state = {}
+
+
+def scan():
+    base = state.get("skills")
+    guides = []
+    if not base or not os.path.isdir(base):
+        return guides
+    for name in sorted(os.listdir(base)):
+        path = os.path.join(base, name, "SKILL.md")
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        guides.append({"id": name, "format": "portable", "name": name, "description": text,
+                       "body": text})
+    return guides
+
+
+def result(step):
+    op = step["op"]
+    if op == "tools":
+        return {"offered": ["skill_read_reference"]}
+    if op == "discover":
+        state["guides"] = scan()
+        return {"loaded": state["guides"]}
+    if op == "prompt":
+        lines = [f"- `{g['id']}`: {g['description']}" for g in state.get("guides", [])]
+        return {"text": "\n".join(lines), "baseline": ""}
+    if op == "call":
+        args = step.get("args") if isinstance(step.get("args"), dict) else {}
+        if step["tool"] != "skill_read_reference":
+            return {"ok": False, "error": {"code": "unknown_tool"}}
+        path = os.path.join(state["skills"], str(args.get("skill")), str(args.get("path")))
+        try:
+            with open(path, encoding="utf-8") as f:
+                content = f.read()
+        except OSError as e:
+            return {"ok": False, "error": {"code": "not_found", "message": str(e)}}
+        return {"ok": True, "value": {"skill": args.get("skill"), "path": args.get("path"),
+                                      "content": content}}
+    return {}
+
+
+for request in proto.requests():
+    kind = request["type"]
+    if kind == "stop":
+        break
+    if kind == "start":
+        proto.send(proto.started(name="reads-anything"))
+    elif kind == "case_start":
+        root = request["config"].get("skills_root")
+        state.clear()
+        state["skills"] = root and os.path.join(request["root"], root)
+        state["guides"] = scan()
+        proto.send(proto.answer(request))
+    elif kind == "step":
+        proto.send({"type": "step_result", "seq": request["seq"], "index": request["index"],
+                    "result": result(request["step"])})
+    else:
+        proto.send(proto.answer(request))

@@ -1,0 +1,150 @@
+//! Unsafe only where the run shows a crossing (SPEC.md, "How verdicts are judged"), end to end
+//! against `tests/adapters/reads_anything.py`, a runtime that checks nothing and shows only what
+//! it really read: a read that returns an outside file's canary is unsafe (`outside-content`); the
+//! same read of a file inside the skill is permissive; a canary shown by a step after the first
+//! failing one still makes the case unsafe; a runtime that hangs on a FIFO in a `bounded` case is
+//! unsafe (`unbounded`), and in a case without `bounded` an error.
+
+mod common;
+use common::bin;
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+const ALPHA: &str =
+    "  skills/alpha/SKILL.md: \"---\\nname: alpha\\ndescription: first\\n---\\n\"\n";
+
+/// `(file, text)`: each case's whole text after its id line.
+const CASES: &[(&str, &str)] = &[
+    (
+        "read/outside",
+        "id: x.outside\nsummary: An outside read.\nclauses: [read.path.segments]\ncanaries:\n  SKILLSPEC_CANARY_X1: outside-content\ntree:\nALPHA  skills/outside.md: \"SKILLSPEC_CANARY_X1\\n\"\nsteps:\n  - read: {skill: alpha, path: ../outside.md}\n    expect: {error: invalid_path}\n",
+    ),
+    (
+        "read/inside",
+        "id: x.inside\nsummary: An in-skill read by a path that must be refused.\nclauses: [read.path.segments]\ntree:\nALPHA  skills/alpha/references/a.md: \"fine\\n\"\nsteps:\n  - read: {skill: alpha, path: references/../references/a.md}\n    expect: {error: invalid_path}\n",
+    ),
+    (
+        "read/later",
+        "id: x.later\nsummary: The first step fails permissively, a later one shows the canary.\nclauses: [read.path.segments]\ncanaries:\n  SKILLSPEC_CANARY_X2: outside-content\ntree:\nALPHA  skills/alpha/references/a.md: \"fine\\n\"\n  skills/outside.md: \"SKILLSPEC_CANARY_X2\\n\"\nsteps:\n  - read: {skill: alpha, path: references/../references/a.md}\n    expect: {error: invalid_path}\n  - read: {skill: alpha, path: ../outside.md}\n    expect: {error: invalid_path}\n",
+    ),
+    (
+        "discovery/fifo-bounded",
+        "id: x.fifo-bounded\nsummary: A FIFO named SKILL.md is never waited on.\nclauses: [discovery.malformed]\nbounded: a FIFO named SKILL.md\ntree:\nALPHA  skills/f/SKILL.md: {fifo: true}\nsteps:\n  - discover:\n    expect: {loaded: [alpha]}\n",
+    ),
+    (
+        "discovery/fifo-unbounded",
+        "id: x.fifo-plain\nsummary: The same, without bounded.\nclauses: [discovery.malformed]\ntree:\nALPHA  skills/f/SKILL.md: {fifo: true}\nsteps:\n  - discover:\n    expect: {loaded: [alpha]}\n",
+    ),
+];
+
+fn run(filter: &str) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    for (file, text) in CASES {
+        let path = dir.path().join(format!("cases/{file}.yaml"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text.replace("ALPHA", ALPHA)).unwrap();
+    }
+    let adapter =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/reads_anything.py");
+    let out = Command::new(bin())
+        .args(["run", "--step-timeout", "2", "--filter", filter, "--cases"])
+        .arg(dir.path().join("cases"))
+        .arg("--adapter")
+        .arg(format!("python3 {}", adapter.display()))
+        .arg("--report")
+        .arg(dir.path().join("r"))
+        .env("TMPDIR", dir.path())
+        .output()
+        .expect("the runner starts");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let r = std::fs::read_to_string(dir.path().join("r/report.json")).unwrap();
+    (serde_json::from_str(&r).unwrap(), text) // TODO(reports): validated_report once the schema has the kinds
+}
+
+fn case<'r>(report: &'r Value, id: &str) -> &'r Value {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no case {id}"))
+}
+
+fn kinds(c: &Value) -> Vec<(String, Option<String>)> {
+    c["mismatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["kind"].as_str().unwrap().to_owned(),
+                m["exposure"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn unsafe_needs_the_canary_permissive_does_not() {
+    let (r, text) = run("x.*");
+    let outside = case(&r, "x.outside");
+    assert_eq!(outside["failure_kind"], "unsafe", "{text}");
+    assert_eq!(outside["exposures"], serde_json::json!(["outside-content"]));
+    assert_eq!(
+        kinds(outside),
+        [
+            ("permissive".to_owned(), None),
+            ("unsafe".to_owned(), Some("outside-content".to_owned()))
+        ]
+    );
+    // The same acceptance of a path that stays inside the skill shows nothing crossed.
+    let inside = case(&r, "x.inside");
+    assert_eq!(inside["failure_kind"], "permissive", "{text}");
+    assert!(inside.get("exposures").is_none());
+    // The case failed at step 1; step 2 still ran, and what it showed makes the case unsafe.
+    let later = case(&r, "x.later");
+    assert_eq!(later["failure_kind"], "unsafe", "{text}");
+    assert_eq!(later["step"], 1);
+    let last = later["mismatches"].as_array().unwrap().last().unwrap();
+    assert!(
+        last["what"].as_str().unwrap().starts_with(
+            "later, step 2 (`call skill_read_reference`): canary `SKILLSPEC_CANARY_X2`"
+        ),
+        "{last}"
+    );
+    // x.outside, x.later and the hang of x.fifo-bounded.
+    assert_eq!(r["conformance"]["unsafe"], 3, "{text}");
+    assert_eq!(r["conformance"]["permissive"], 1, "{text}");
+}
+
+#[test]
+fn a_hang_is_unsafe_only_where_the_case_plants_what_hangs() {
+    let (r, text) = run("x.fifo-*");
+    let bounded = case(&r, "x.fifo-bounded");
+    assert_eq!(bounded["failure_kind"], "unsafe", "{text}");
+    assert_eq!(bounded["exposures"], serde_json::json!(["unbounded"]));
+    let plain = case(&r, "x.fifo-plain");
+    assert_eq!(plain["status"], "error", "{text}");
+}
+
+#[test]
+fn the_runner_itself_never_judges_a_passing_reference_unsafe() {
+    // The reference passes the repository's suite with every canary planted: no canary is seen.
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(bin())
+        .args(["run", "--filter", "read.*", "--report"])
+        .arg(dir.path().join("r"))
+        .env("TMPDIR", dir.path())
+        .output()
+        .expect("the runner starts");
+    assert_eq!(out.status.code(), Some(0));
+    let r = common::validated_report(&dir.path().join("r"));
+    assert_eq!(r["conformance"]["unsafe"], 0);
+}
