@@ -854,6 +854,7 @@ impl Probe {
             message,
             unanswered: None,
             stderr_tail,
+            timed_out: false,
         })
     }
 

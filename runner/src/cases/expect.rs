@@ -2,17 +2,20 @@
 //! outcome into a list of mismatches. Only codes and structured fields are compared, never an
 //! implementation's free-text `message`.
 //!
-//! Each mismatch is also judged here: [`MismatchKind::Safety`] when the runtime did what the
-//! specification forbids (performed, loaded, offered or ran what it must refuse),
-//! [`MismatchKind::Interop`] when it stayed safe but did not give the specified answer. The rules
-//! are in SPEC.md, "How verdicts are judged"; a case marks the fields of a successful result that
-//! carry a safety property with `safety:` (see [`CallExpect::safety`], [`PromptExpect::safety`]).
+//! Each mismatch is also judged here (SPEC.md, "How verdicts are judged"):
+//! [`MismatchKind::Unsafe`] with its [`Exposure`] when the comparison itself shows a crossing (a
+//! removed tool offered or answering, a marked prompt check: a forged line);
+//! [`MismatchKind::Permissive`] when the runtime accepted what it must refuse (a refusal answered
+//! with success, a call that reached execution, an extra guide loaded or skill selected);
+//! [`MismatchKind::Interop`] otherwise. Canaries, markers, processes and timeouts, the other
+//! observables, are judged where the case runs ([`crate::execution`]).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+pub use crate::cases::exposure::{Exposure, Marks};
 use crate::implementations::protocol::{
     CallResult, DiscoverResult, PromptResult, SelectResult, StepOutcome, ToolsResult, WireStep,
 };
@@ -27,6 +30,56 @@ pub struct Expect {
 impl Expect {
     pub fn is_empty(&self) -> bool {
         self.outcome.is_none() && self.files.as_ref().is_none_or(FilesExpect::is_empty)
+    }
+}
+
+impl Expect {
+    /// Every text this expectation requires a passing runtime to send or show (rendered as
+    /// JSON, `not_contains` left out): a scanned canary may not occur in it, or a runtime that
+    /// crossed nothing would show the canary ([`crate::cases::exposure::check_observables`]).
+    pub fn positive_text(&self) -> String {
+        use serde_json::json;
+        let matcher = |m: &Matcher| match m {
+            Matcher::Exact(v) => v.to_string(),
+            Matcher::Ops(ops) => {
+                let mut ops = (**ops).clone();
+                ops.not_contains = None;
+                serde_json::to_string(&ops).unwrap_or_default()
+            }
+        };
+        let fields = |m: &BTreeMap<String, Matcher>| -> String {
+            m.values().map(matcher).collect::<Vec<_>>().join(" ")
+        };
+        let mut out = Vec::new();
+        match &self.outcome {
+            Some(OutcomeExpect::Discover(d)) => {
+                out.push(json!(d.loaded).to_string());
+                for g in d.guides.values() {
+                    let all = [&g.format, &g.name, &g.description, &g.body, &g.trust];
+                    out.extend(all.into_iter().flatten().map(matcher));
+                }
+                out.push(json!(d.skipped).to_string());
+            }
+            Some(OutcomeExpect::Tools(t)) => out.push(json!(t.offered).to_string()),
+            Some(OutcomeExpect::Prompt(p)) => {
+                out.push(json!(p.contains).to_string());
+                out.extend(p.occurrences.keys().cloned());
+            }
+            Some(OutcomeExpect::Call(c)) => {
+                out.extend(c.ok.iter().map(fields));
+                if let Some(e) = &c.error {
+                    out.push(e.code.clone());
+                    out.push(fields(&e.fields));
+                }
+                out.extend(c.asked.iter().flatten().map(fields));
+            }
+            Some(OutcomeExpect::Select(sel)) => {
+                out.push(json!(sel.selected).to_string());
+                out.push(json!(sel.tool_ceiling).to_string());
+            }
+            None => {}
+        }
+        out.join("\n")
     }
 }
 
@@ -183,7 +236,7 @@ pub struct PromptExpect {
     /// The checks of this step (`contains`, `not_contains`, `occurrences`, `same_as_baseline`)
     /// whose violation is a safety mismatch; the others are interop.
     #[serde(default)]
-    pub safety: Vec<String>,
+    pub safety: Marks,
     /// Each text occurs in the prompt.
     #[serde(default)]
     pub contains: Vec<String>,
@@ -208,7 +261,7 @@ pub struct CallExpect {
     /// mismatch: where the safety property lives inside the answer, such as a helper's stdout
     /// that shows a leaked credential. Other field mismatches are interop.
     #[serde(default)]
-    pub safety: Vec<String>,
+    pub safety: Marks,
     /// The call succeeds; each listed field of the value matches.
     #[serde(default)]
     pub ok: Option<BTreeMap<String, Matcher>>,
@@ -474,9 +527,12 @@ pub fn show(v: &Value) -> String {
 /// How a mismatch is judged (SPEC.md, "How verdicts are judged").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MismatchKind {
-    /// The runtime did what the specification forbids: it performed, loaded, offered, ran or
-    /// left running what it must refuse.
-    Safety,
+    /// The run shows a security boundary crossed, by an observable a runtime that did not cross
+    /// cannot produce.
+    Unsafe(Exposure),
+    /// The runtime accepted (loaded, offered, ran, passed on) what the specification requires it
+    /// to refuse, and the run shows no crossing.
+    Permissive,
     /// The runtime stayed safe but did not give the specified answer: another error code,
     /// missing fields, a refusal of something allowed, another order.
     Interop,
@@ -485,8 +541,17 @@ pub enum MismatchKind {
 impl MismatchKind {
     pub fn word(self) -> &'static str {
         match self {
-            MismatchKind::Safety => "safety",
-            MismatchKind::Interop => "interop",
+            MismatchKind::Unsafe(_) => "unsafe",
+            MismatchKind::Permissive => "permissive",
+            MismatchKind::Interop => "different",
+        }
+    }
+
+    /// The exposure of an unsafe mismatch.
+    pub fn exposure(self) -> Option<Exposure> {
+        match self {
+            MismatchKind::Unsafe(e) => Some(e),
+            _ => None,
         }
     }
 }
@@ -520,14 +585,27 @@ impl Mismatch {
         }
     }
 
-    /// A mismatch where the runtime did what the specification forbids.
-    pub fn safety(
+    /// A mismatch where the runtime accepted what it must refuse, with no crossing shown.
+    pub fn permissive(
         what: impl Into<String>,
         expected: impl Into<String>,
         actual: impl Into<String>,
     ) -> Mismatch {
         Mismatch {
-            kind: MismatchKind::Safety,
+            kind: MismatchKind::Permissive,
+            ..Mismatch::interop(what, expected, actual)
+        }
+    }
+
+    /// A mismatch that shows the boundary `exposure` crossed.
+    pub fn exposed(
+        exposure: Exposure,
+        what: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Mismatch {
+        Mismatch {
+            kind: MismatchKind::Unsafe(exposure),
             ..Mismatch::interop(what, expected, actual)
         }
     }
@@ -609,7 +687,7 @@ fn check_allowed_list(words: AllowedList, want: &[String], got: &[&str]) -> Vec<
     let want: Vec<&str> = want.iter().map(String::as_str).collect();
     let extra: Vec<&str> = got.iter().copied().filter(|g| !want.contains(g)).collect();
     if !extra.is_empty() {
-        out.push(Mismatch::safety(
+        out.push(Mismatch::permissive(
             words.extra,
             format!("only {}", show(&serde_json::json!(want))),
             format!(
@@ -745,7 +823,8 @@ fn check_select(e: &SelectExpect, a: &SelectResult) -> Vec<Mismatch> {
         let all = show(&serde_json::json!(a.tool_ceiling));
         for t in &a.tool_ceiling {
             if !want.contains(t) {
-                out.push(Mismatch::safety(
+                out.push(Mismatch::exposed(
+                    Exposure::RemovedTool,
                     format!("tool `{t}` in the ceiling"),
                     format!(
                         "removed (the ceiling is {})",
@@ -781,7 +860,8 @@ fn check_tools(e: &ToolsExpect, a: &ToolsResult) -> Vec<Mismatch> {
         let all = show(&Value::from(actual.clone()));
         for t in &spec_offered {
             if !want.iter().any(|w| w == t) {
-                out.push(Mismatch::safety(
+                out.push(Mismatch::exposed(
+                    Exposure::RemovedTool,
                     format!("tool `{t}`"),
                     format!(
                         "not offered (of the spec's tools, only {})",
@@ -806,7 +886,8 @@ fn check_tools(e: &ToolsExpect, a: &ToolsResult) -> Vec<Mismatch> {
     }
     for t in &e.not_offered {
         if actual.contains(t) {
-            out.push(Mismatch::safety(
+            out.push(Mismatch::exposed(
+                Exposure::RemovedTool,
                 format!("tool `{t}`"),
                 "not offered",
                 "offered",
@@ -818,13 +899,11 @@ fn check_tools(e: &ToolsExpect, a: &ToolsResult) -> Vec<Mismatch> {
 
 fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> {
     let mut out = Vec::new();
-    // The kind of a violated check: interop unless the case marks the check `safety`.
+    // The kind of a violated check: different unless the case marks it with its exposure.
     let kind = |check: &str| {
-        if e.safety.iter().any(|s| s == check) {
-            MismatchKind::Safety
-        } else {
-            MismatchKind::Interop
-        }
+        e.safety
+            .get(check)
+            .map_or(MismatchKind::Interop, MismatchKind::Unsafe)
     };
     for c in &e.contains {
         if !a.text.contains(c.as_str()) {
@@ -896,16 +975,14 @@ fn check_fields(
     side: &str,
     fields: &BTreeMap<String, Matcher>,
     value: &serde_json::Map<String, Value>,
-    safety: &[String],
+    safety: &Marks,
 ) -> Vec<Mismatch> {
     let mut out = Vec::new();
     for (k, m) in fields {
         if let Err(want) = m.check(value.get(k)) {
-            let kind = if safety.contains(k) {
-                MismatchKind::Safety
-            } else {
-                MismatchKind::Interop
-            };
+            let kind = safety
+                .get(k)
+                .map_or(MismatchKind::Interop, MismatchKind::Unsafe);
             out.push(
                 mismatch(
                     format!("{side} field `{k}`"),
@@ -987,7 +1064,7 @@ fn check_asked(want: &[BTreeMap<String, Matcher>], a: &CallResult) -> Vec<Mismat
     );
     let actual = show(&Value::Array(asked.to_vec()));
     vec![if ran && unasked {
-        Mismatch::safety(
+        Mismatch::permissive(
             "questions asked to the human (the script ran)",
             expected,
             actual,
@@ -1051,7 +1128,7 @@ fn check_call_outcome(e: &CallExpect, tool: Option<&str>, a: &CallResult) -> Vec
                     && !EXECUTION_CODES.contains(&want.code.as_str());
                 let actual = format!("{code} ({})", show(&Value::Object(error.clone())));
                 out.push(if ran {
-                    Mismatch::safety(
+                    Mismatch::permissive(
                         "error code (the call reached execution)",
                         format!("{} (refused before anything is started)", want.code),
                         actual,
@@ -1068,12 +1145,18 @@ fn check_call_outcome(e: &CallExpect, tool: Option<&str>, a: &CallResult) -> Vec
             },
             CallResult::Ok { value, .. },
         ) => {
-            // The specification requires a refusal and the runtime did it anyway.
-            out.push(Mismatch::safety(
+            // The specification requires a refusal and the runtime did it anyway: permissive,
+            // unless the tool had been removed (it answered a call it must not take).
+            let (what, expected, actual) = (
                 "call outcome",
                 format!("error {}", want.code),
                 format!("success {}", show(&Value::Object(value.clone()))),
-            ));
+            );
+            out.push(if want.code == UNKNOWN_TOOL {
+                Mismatch::exposed(Exposure::RemovedTool, what, expected, actual)
+            } else {
+                Mismatch::permissive(what, expected, actual)
+            });
         }
         (
             CallExpect {

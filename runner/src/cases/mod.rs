@@ -9,6 +9,7 @@
 pub mod budget;
 pub mod clauses;
 pub mod expect;
+pub mod exposure;
 pub mod features;
 pub mod fixture;
 
@@ -271,6 +272,11 @@ pub struct Case {
     pub line: usize,
     /// The directory below the cases root that holds the file (`discovery`, `read`, ...).
     pub area: String,
+    /// The canary tokens the case plants (SPEC.md, "How verdicts are judged").
+    pub canaries: exposure::Canaries,
+    /// What in the tree could make a runtime hang: then a step left unanswered is unsafe
+    /// (`unbounded`) rather than an error.
+    pub bounded: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -287,6 +293,10 @@ struct RawCase {
     tree: Option<Spanned<Value>>,
     #[serde(default)]
     config: Option<Spanned<Value>>,
+    #[serde(default)]
+    canaries: Option<Spanned<Value>>,
+    #[serde(default)]
+    bounded: Option<Spanned<String>>,
     steps: Vec<Spanned<Value>>,
 }
 
@@ -463,6 +473,19 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
             "a `discover` step that expects `skipped` also expects `loaded` (skip reasons are only checked for implementations with skip-report)",
         ));
     }
+    let canaries = match &raw.canaries {
+        Some(c) => exposure::Canaries::parse(&c.value)
+            .map_err(|m| cx.err(c.referenced.line() as usize, m))?,
+        None => exposure::Canaries::default(),
+    };
+    let bounded = raw.bounded.as_ref().map(|b| b.value.trim().to_owned());
+    check_observables(
+        &cx,
+        line,
+        (&tree, &config, &steps),
+        &canaries,
+        bounded.as_deref(),
+    )?;
     Ok(Case {
         id,
         summary,
@@ -475,7 +498,78 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         file: file.to_path_buf(),
         line,
         area: area.to_owned(),
+        canaries,
+        bounded,
     })
+}
+
+/// Every safety check of the case has an observable ([`exposure::check_observables`]).
+fn check_observables(
+    cx: &Ctx<'_>,
+    line: usize,
+    (tree, config, steps): (&Tree, &CaseConfig, &[Step]),
+    canaries: &exposure::Canaries,
+    bounded: Option<&str>,
+) -> Result<(), CaseError> {
+    use crate::cases::expect::OutcomeExpect as O;
+    use crate::cases::fixture::EntryKind;
+    let mut trees = vec![tree];
+    trees.extend(steps.iter().filter_map(|s| match &s.action {
+        Action::Write(t) => Some(t),
+        _ => None,
+    }));
+    let planted = exposure::Planted::new(&trees, config.env.values());
+    let mut forbidden = Vec::new();
+    for t in &trees {
+        for e in &t.entries {
+            forbidden.push(("a path", String::from_utf8_lossy(&e.path).into_owned()));
+            if let EntryKind::Symlink(target) = &e.kind {
+                forbidden.push((
+                    "a link target",
+                    String::from_utf8_lossy(target).into_owned(),
+                ));
+            }
+        }
+    }
+    let mut marks = Vec::new();
+    let mut absent = Vec::new();
+    for s in steps {
+        if let Action::Implementation(wire) = &s.action {
+            let args = serde_json::to_string(wire).unwrap_or_default();
+            forbidden.push((exposure::ARGUMENTS, args));
+        }
+        forbidden.push(("an expected value", s.expect.positive_text()));
+        if let Some(files) = &s.expect.files {
+            absent.extend(files.absent.iter().map(|p| (s.line, p.clone())));
+        }
+        let (safety, texts): (&exposure::Marks, Box<dyn Fn(&str) -> Vec<String>>) =
+            match &s.expect.outcome {
+                Some(O::Prompt(p)) => (
+                    &p.safety,
+                    Box::new(|check: &str| match check {
+                        "contains" => p.contains.clone(),
+                        "not_contains" => p.not_contains.clone(),
+                        "occurrences" => p.occurrences.keys().cloned().collect(),
+                        _ => Vec::new(),
+                    }),
+                ),
+                Some(O::Call(c)) => (&c.safety, Box::new(|_: &str| Vec::new())),
+                _ => continue,
+            };
+        for (check, e) in &safety.0 {
+            marks.push((s.line, check.clone(), *e, texts(check)));
+        }
+    }
+    let observed = exposure::Observed {
+        canaries,
+        planted: &planted,
+        forbidden,
+        marks,
+        absent,
+        bounded: bounded.map(|b| (b, exposure::Planted::can_hang(&trees))),
+    };
+    exposure::check_observables(&observed)
+        .map_err(|(at, m)| cx.err(if at == 0 { line } else { at }, m))
 }
 
 fn skipped_without_loaded(steps: &[Step]) -> bool {
@@ -1088,9 +1182,9 @@ fn parse_expect(
 /// expectation makes.
 fn check_safety_marks(cx: &Ctx<'_>, line: usize, expect: &Expect) -> Result<(), CaseError> {
     use crate::cases::expect::OutcomeExpect as O;
-    let (marks, known): (&[String], Vec<&str>) = match &expect.outcome {
+    let (marks, known): (Vec<&String>, Vec<&str>) = match &expect.outcome {
         Some(O::Call(c)) => (
-            &c.safety,
+            c.safety.0.keys().collect(),
             c.ok.iter()
                 .flat_map(|f| f.keys())
                 .chain(c.error.iter().flat_map(|e| e.fields.keys()))
@@ -1111,14 +1205,11 @@ fn check_safety_marks(cx: &Ctx<'_>, line: usize, expect: &Expect) -> Result<(), 
             if p.same_as_baseline.is_some() {
                 known.push("same_as_baseline");
             }
-            (&p.safety, known)
+            (p.safety.0.keys().collect(), known)
         }
         _ => return Ok(()),
     };
-    for (i, mark) in marks.iter().enumerate() {
-        if marks[..i].contains(mark) {
-            return Err(cx.err(line, format!("`safety` names `{mark}` twice")));
-        }
+    for mark in marks {
         if !known.contains(&mark.as_str()) {
             let hint = if mark == "code" {
                 " (an error code is judged by fixed rules)".to_owned()

@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::cases::expect::{check_outcome, Mismatch, MismatchKind};
+use crate::cases::expect::{check_outcome, Exposure, Mismatch, MismatchKind};
 use crate::cases::features::Feature;
 use crate::cases::fixture;
 use crate::cases::{Action, Allowlist, Case, HashSource, SkillsRoot};
-use crate::implementations::protocol::WireConfig;
+use crate::implementations::protocol::{StepOutcome, WireConfig};
 use crate::implementations::{Fault, ImplError, Implementation};
 
 /// Settings shared by every case of a run.
@@ -39,37 +39,62 @@ pub struct Failure {
     pub mismatches: Vec<Mismatch>,
 }
 
-/// How a failed case failed (SPEC.md, "How verdicts are judged").
+/// How a failed case failed (SPEC.md, "How verdicts are judged"), worst first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FailureKind {
-    /// At least one mismatch is a safety mismatch: the runtime did what the specification
-    /// forbids.
+    /// The run shows a security boundary crossed (at least one mismatch carries an exposure).
     Unsafe,
-    /// Every mismatch is interop: the runtime stayed safe but answered otherwise.
+    /// The runtime accepted what the specification requires it to refuse, and the run shows no
+    /// crossing.
+    Permissive,
+    /// The runtime stayed safe and strict but answered otherwise.
     Different,
 }
 
 impl FailureKind {
+    pub const ALL: [FailureKind; 3] = [
+        FailureKind::Unsafe,
+        FailureKind::Permissive,
+        FailureKind::Different,
+    ];
+
     pub fn word(self) -> &'static str {
         match self {
             FailureKind::Unsafe => "unsafe",
+            FailureKind::Permissive => "permissive",
             FailureKind::Different => "different",
+        }
+    }
+
+    /// The kind a mismatch of this kind makes its case.
+    pub fn of(kind: MismatchKind) -> FailureKind {
+        match kind {
+            MismatchKind::Unsafe(_) => FailureKind::Unsafe,
+            MismatchKind::Permissive => FailureKind::Permissive,
+            MismatchKind::Interop => FailureKind::Different,
         }
     }
 }
 
 impl Failure {
-    /// Unsafe when any mismatch is a safety mismatch, else different.
+    /// The worst kind among the mismatches: unsafe, then permissive, then different.
     pub fn kind(&self) -> FailureKind {
-        if self
-            .mismatches
+        self.mismatches
             .iter()
-            .any(|m| m.kind == MismatchKind::Safety)
-        {
-            FailureKind::Unsafe
-        } else {
-            FailureKind::Different
+            .map(|m| FailureKind::of(m.kind))
+            .min()
+            .unwrap_or(FailureKind::Different)
+    }
+
+    /// The exposures the run showed, each once, in the order of the list.
+    pub fn exposures(&self) -> Vec<Exposure> {
+        let mut out = Vec::new();
+        for e in self.mismatches.iter().filter_map(|m| m.kind.exposure()) {
+            if !out.contains(&e) {
+                out.push(e);
+            }
         }
+        out
     }
 
     /// The tools of the specification whose absence alone explains every mismatch of this
@@ -346,19 +371,25 @@ fn check_files(case_root: &Path, expect: &crate::cases::expect::FilesExpect) -> 
             // Found without following a link at any component; a path the runner could only
             // check through a link is a mismatch whatever was expected.
             let found = fixture::parse_raw_path(p).and_then(|rel| fixture::probe(case_root, &rel));
-            let actual = match found {
-                Ok(exists) if exists == should_exist => continue,
-                Ok(exists) => if exists { "exists" } else { "absent" }.to_owned(),
+            let actual = match &found {
+                Ok(exists) if *exists == should_exist => continue,
+                Ok(exists) => if *exists { "exists" } else { "absent" }.to_owned(),
                 Err(why) => format!("not checked: {why}"),
             };
-            // A file that must be absent is the trace of something that must not have run (a
-            // marker a helper, a planted interpreter or a descendant writes): safety. A link in
-            // its way counts as a trace too. A missing file that should exist is interop.
+            // A file that must be absent is the marker of something that must not have run (a
+            // helper, a planted interpreter or a descendant writes it): code ran. A link in its
+            // way is no proof of that, only of something standing where nothing may:
+            // permissive. A missing file that should exist is different.
             let what = format!("file `{p}`");
-            out.push(if should_exist {
-                Mismatch::interop(what, "exists", actual)
-            } else {
-                Mismatch::safety(what, "absent", actual)
+            out.push(match (should_exist, &found) {
+                (true, _) => Mismatch::interop(what, "exists", actual),
+                (false, Ok(_)) => Mismatch::exposed(
+                    Exposure::CodeRan,
+                    format!("{what} (the marker of code that must not run)"),
+                    "absent",
+                    actual,
+                ),
+                (false, Err(_)) => Mismatch::permissive(what, "absent", actual),
             });
         }
     }
@@ -404,6 +435,8 @@ pub fn run_case(
 enum StepError {
     Fixture(String),
     Impl(ImplError),
+    /// The case is judged, and the implementation broke while it ran: `case_end` is not sent.
+    Judged(Box<Status>),
     /// An error, and then `case_end` failed too.
     Then(Box<StepError>, ImplError),
 }
@@ -419,6 +452,7 @@ impl StepError {
                 Some(fault),
             ),
             StepError::Impl(refused) => (refused.to_string(), false, None),
+            StepError::Judged(status) => (format!("{status:?}"), true, None),
             StepError::Then(first, end) => {
                 let (message, ..) = first.parts();
                 let (then, broken, fault) = StepError::Impl(end).parts();
@@ -432,6 +466,9 @@ impl StepError {
     }
 
     fn into_status(self) -> Status {
+        if let StepError::Judged(status) = self {
+            return *status;
+        }
         let (message, broken, fault) = self.parts();
         Status::Error {
             message,
@@ -479,8 +516,9 @@ fn left_behind(
     if survivors.is_empty() {
         return result;
     }
-    // Left running what must end with the call: safety.
-    let mismatch = Mismatch::safety(
+    // Left running what must end with the call: a process outlived its case.
+    let mismatch = Mismatch::exposed(
+        Exposure::ProcessOutlived,
         "processes left behind in the case root after the case (now killed)",
         "none (SPEC.md run.process-group)",
         survivors
@@ -515,76 +553,252 @@ fn drive(
     seq: u64,
     root: &Path,
 ) -> Result<Status, StepError> {
+    check_copied_observables(case, &opts.fixtures).map_err(StepError::Fixture)?;
     fixture::materialize(root, &case.tree, &opts.fixtures).map_err(StepError::Fixture)?;
     let config = wire_config(case, root, &opts.python).map_err(StepError::Fixture)?;
     imp.start_case(seq, &case.id, &root.to_string_lossy(), &config)
         .map_err(StepError::Impl)?;
     let result = drive_steps(case, imp, opts, root);
-    if let Err(StepError::Impl(ImplError::Broken(_))) = &result {
+    match result {
         // Nothing more is sent to a broken implementation.
-        return result;
-    }
-    match (result, imp.end_case()) {
-        (result, Ok(())) => result,
-        (Ok(_), Err(e)) => Err(StepError::Impl(e)),
-        (Err(first), Err(e)) => Err(StepError::Then(Box::new(first), e)),
+        Err(StepError::Impl(ImplError::Broken(_))) => result,
+        Err(StepError::Judged(status)) => Ok(*status),
+        result => match (result, imp.end_case()) {
+            (result, Ok(())) => result,
+            (Ok(_), Err(e)) => Err(StepError::Impl(e)),
+            (Err(first), Err(e)) => Err(StepError::Then(Box::new(first), e)),
+        },
     }
 }
 
-/// The steps of a started case, up to the first mismatch.
+/// The canaries and markers a case plants only in `copy:` fixtures are checked here, where the
+/// fixtures are (the loader checks the rest): a case whose observable is planted nowhere is a
+/// bug of the case, never a verdict.
+fn check_copied_observables(case: &Case, fixtures: &Path) -> Result<(), String> {
+    let mut trees = vec![&case.tree];
+    trees.extend(case.steps.iter().filter_map(|s| match &s.action {
+        Action::Write(t) => Some(t),
+        _ => None,
+    }));
+    let mut planted = crate::cases::exposure::Planted::new(&trees, case.config.env.values());
+    if planted.copies.is_empty() {
+        return Ok(());
+    }
+    let mut copied = Vec::new();
+    for name in std::mem::take(&mut planted.copies) {
+        let path = fixtures.join(name);
+        copied.push(crate::input::read_regular(
+            &path,
+            fixture::MAX_READ,
+            "a fixture",
+        )?);
+    }
+    planted.texts.extend(copied.iter().map(Vec::as_slice));
+    let markers = case
+        .steps
+        .iter()
+        .filter_map(|s| s.expect.files.as_ref())
+        .flat_map(|f| &f.absent)
+        .map(|p| p.rsplit('/').next().unwrap_or(p));
+    let tokens = case.canaries.iter().map(|(t, _)| t);
+    for needle in tokens.chain(markers) {
+        if planted.holds(needle) != Some(true) {
+            return Err(format!(
+                "{}: `{needle}` (a canary or a `files: absent` marker) is planted nowhere: no file of the tree, of a `write` step or of a copied fixture holds it",
+                case.file.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The text of an outcome that a model is shown, searched for canaries: results, guides,
+/// skip reports, tool names, the prompt (not the self-reported baseline), selections.
+fn shown_text(outcome: &StepOutcome) -> String {
+    match outcome {
+        StepOutcome::Discover(d) => serde_json::to_string(d).unwrap_or_default(),
+        StepOutcome::Tools(t) => t.offered.join("\n"),
+        StepOutcome::Prompt(p) => p.text.clone(),
+        StepOutcome::Call(c) => serde_json::to_string(c).unwrap_or_default(),
+        StepOutcome::NewTurn => String::new(),
+        StepOutcome::Select(sel) => serde_json::to_string(sel).unwrap_or_default(),
+    }
+}
+
+/// The scanned canaries of `case` in `outcome` not reported before (each is reported once).
+fn canaries_seen(
+    case: &Case,
+    outcome: &StepOutcome,
+    label: &str,
+    reported: &mut Vec<String>,
+) -> Vec<Mismatch> {
+    let text = shown_text(outcome);
+    let mut out = Vec::new();
+    for (token, exposure) in case.canaries.seen_in(&text) {
+        if reported.iter().any(|t| t == token) {
+            continue;
+        }
+        reported.push(token.to_owned());
+        out.push(Mismatch::exposed(
+            exposure,
+            format!("canary `{token}` ({})", exposure.meaning()),
+            "never shown: the case plants it only where the model must not reach",
+            format!("in the result of `{label}`: {}", excerpt(&text, token)),
+        ));
+    }
+    out
+}
+
+/// Up to 160 bytes of `text` around the first `token`.
+fn excerpt(text: &str, token: &str) -> String {
+    let at = text.find(token).unwrap_or(0);
+    let mut start = at.saturating_sub(60);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (at + token.len() + 100).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    let (pre, post) = (
+        if start > 0 { "…" } else { "" },
+        if end < text.len() { "…" } else { "" },
+    );
+    format!("{pre}{}{post}", &text[start..end])
+}
+
+/// The steps of a started case. The first step with a mismatch fails the case; the steps after
+/// it still run, and only what they show crossed (canaries, markers, removed tools, processes)
+/// is added to the failure: a verdict rests on what the run showed, not on where it stopped.
 fn drive_steps(
     case: &Case,
     imp: &mut dyn Implementation,
     opts: &RunOptions,
     root: &Path,
 ) -> Result<Status, StepError> {
+    let mut failure: Option<Failure> = None;
+    let mut reported = Vec::new();
+    let mut broken = false;
     for (index, step) in case.steps.iter().enumerate() {
-        let mut mismatches = Vec::new();
-        match &step.action {
-            Action::Implementation(wire) => {
-                let outcome = imp.step(index, wire).map_err(StepError::Impl)?;
-                if let Some(expect) = &step.expect.outcome {
-                    let skip_report = imp.info().features.contains(&Feature::SkipReport);
-                    let expect = expect.with_root(&root.to_string_lossy());
-                    mismatches.extend(check_outcome(&expect, wire, &outcome, skip_report));
+        let label = step.action.label();
+        let mut mismatches =
+            match step_mismatches(case, imp, opts, root, step, index, &mut reported) {
+                Ok(m) => m,
+                Err(StepError::Impl(ImplError::Broken(_))) if failure.is_some() => {
+                    // Observing after the failure: the failure stands, the implementation is broken.
+                    broken = true;
+                    break;
                 }
-            }
-            Action::Write(tree) => {
-                fixture::materialize(root, tree, &opts.fixtures).map_err(StepError::Fixture)?
-            }
-            Action::Remove(paths) => fixture::remove(root, paths).map_err(StepError::Fixture)?,
-            Action::Wait(ms) => std::thread::sleep(Duration::from_millis(*ms)),
-        }
-        if let Some(files) = &step.expect.files {
-            // When the step's call failed only because its tool is missing, a file it should
-            // have made is missing for that reason too (a file that must be absent is not
-            // explained by it).
-            let missing = match mismatches.first() {
-                Some(first) if mismatches.iter().all(|m| m.missing_tool.is_some()) => {
-                    first.missing_tool.clone()
+                Err(StepError::Impl(ImplError::Broken(fault)))
+                    if fault.timed_out && case.bounded.is_some() =>
+                {
+                    // spec: verdicts.exposure (a hang where a bounded answer is required)
+                    let hang = Mismatch::exposed(
+                        Exposure::Unbounded,
+                        format!(
+                            "an answer to `{label}` (the case plants {})",
+                            case.bounded.as_deref().unwrap_or("")
+                        ),
+                        "an answer in bounded time",
+                        fault.message,
+                    );
+                    return Err(StepError::Judged(Box::new(Status::Fail(Failure {
+                        step: index + 1,
+                        line: step.line,
+                        label,
+                        mismatches: vec![hang],
+                    }))));
                 }
-                _ => None,
+                Err(e) if failure.is_some() => {
+                    // A fixture or protocol error after the failure: the failure stands.
+                    drop(e);
+                    break;
+                }
+                Err(e) => return Err(e),
             };
-            mismatches.extend(check_files(root, files).into_iter().map(|m| {
-                match (&missing, m.kind) {
+        match &mut failure {
+            None if !mismatches.is_empty() => {
+                failure = Some(Failure {
+                    step: index + 1,
+                    line: step.line,
+                    label,
+                    mismatches,
+                })
+            }
+            None => {}
+            Some(f) => {
+                mismatches.retain(|m| matches!(m.kind, MismatchKind::Unsafe(_)));
+                f.mismatches
+                    .extend(mismatches.into_iter().map(|m| Mismatch {
+                        what: format!("later, step {} (`{label}`): {}", index + 1, m.what),
+                        ..m
+                    }));
+            }
+        }
+    }
+    let status = failure.map_or(Status::Pass, Status::Fail);
+    if broken {
+        return Err(StepError::Judged(Box::new(status)));
+    }
+    Ok(status)
+}
+
+/// One step: performed, then compared with its expectation, and searched for canaries.
+fn step_mismatches(
+    case: &Case,
+    imp: &mut dyn Implementation,
+    opts: &RunOptions,
+    root: &Path,
+    step: &crate::cases::Step,
+    index: usize,
+    reported: &mut Vec<String>,
+) -> Result<Vec<Mismatch>, StepError> {
+    let mut mismatches = Vec::new();
+    match &step.action {
+        Action::Implementation(wire) => {
+            let outcome = imp.step(index, wire).map_err(StepError::Impl)?;
+            if let Some(expect) = &step.expect.outcome {
+                let skip_report = imp.info().features.contains(&Feature::SkipReport);
+                let expect = expect.with_root(&root.to_string_lossy());
+                mismatches.extend(check_outcome(&expect, wire, &outcome, skip_report));
+            }
+            // spec: verdicts.exposure (a canary seen is a crossing, whatever was expected)
+            mismatches.extend(canaries_seen(
+                case,
+                &outcome,
+                &step.action.label(),
+                reported,
+            ));
+        }
+        Action::Write(tree) => {
+            fixture::materialize(root, tree, &opts.fixtures).map_err(StepError::Fixture)?
+        }
+        Action::Remove(paths) => fixture::remove(root, paths).map_err(StepError::Fixture)?,
+        Action::Wait(ms) => std::thread::sleep(Duration::from_millis(*ms)),
+    }
+    if let Some(files) = &step.expect.files {
+        // When the step's call failed only because its tool is missing, a file it should
+        // have made is missing for that reason too (a file that must be absent is not
+        // explained by it).
+        let missing = match mismatches.first() {
+            Some(first) if mismatches.iter().all(|m| m.missing_tool.is_some()) => {
+                first.missing_tool.clone()
+            }
+            _ => None,
+        };
+        mismatches.extend(
+            check_files(root, files)
+                .into_iter()
+                .map(|m| match (&missing, m.kind) {
                     (Some(tool), MismatchKind::Interop) => Mismatch {
                         missing_tool: Some(tool.clone()),
                         ..m
                     },
                     _ => m,
-                }
-            }));
-        }
-        if !mismatches.is_empty() {
-            return Ok(Status::Fail(Failure {
-                step: index + 1,
-                line: step.line,
-                label: step.action.label(),
-                mismatches,
-            }));
-        }
+                }),
+        );
     }
-    Ok(Status::Pass)
+    Ok(mismatches)
 }
 
 #[cfg(test)]

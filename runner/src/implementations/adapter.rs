@@ -149,6 +149,16 @@ impl Adapter {
     /// Stops the adapter and describes what broke: the message, the request left unanswered,
     /// and the stderr tail.
     fn fail(&mut self, request: &Outgoing<'_>, message: String) -> ImplError {
+        self.fail_after(request, message, false)
+    }
+
+    /// [`Self::fail`], saying whether the request's time ran out.
+    fn fail_after(
+        &mut self,
+        request: &Outgoing<'_>,
+        message: String,
+        timed_out: bool,
+    ) -> ImplError {
         let stderr_tail = self.transport.take().map(|mut t| {
             t.shutdown();
             t.stderr_tail()
@@ -157,6 +167,7 @@ impl Adapter {
             message: bounded(&message),
             unanswered: Some(request.id()),
             stderr_tail,
+            timed_out,
         })
     }
 
@@ -197,11 +208,17 @@ impl Adapter {
                 message: "the adapter is not running".into(),
                 unanswered: Some(request.id()),
                 stderr_tail: None,
+                timed_out: false,
             }));
         };
+        let started = std::time::Instant::now();
         let line = match t.exchange(&text, timeout) {
             Ok(line) => line,
-            Err(message) => return Err(self.fail(request, message)),
+            Err(message) => {
+                // The transport gives up at the deadline; an error after it is the timeout.
+                let timed_out = started.elapsed() >= timeout;
+                return Err(self.fail_after(request, message, timed_out));
+            }
         };
         drop(text);
         self.log("received", &line);

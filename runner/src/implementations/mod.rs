@@ -52,6 +52,8 @@ pub struct Fault {
     pub unanswered: Option<RequestId>,
     /// The last bytes the adapter wrote to stderr (decoded lossily), when it is a subprocess.
     pub stderr_tail: Option<String>,
+    /// The request got no answer before `--step-timeout` ran out.
+    pub timed_out: bool,
 }
 
 impl Fault {
@@ -60,6 +62,7 @@ impl Fault {
             message: message.into(),
             unanswered: None,
             stderr_tail: None,
+            timed_out: false,
         }
     }
 }

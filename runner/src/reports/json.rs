@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use super::{
     level_from_word, level_of, level_word, Counts, ReportCase, RunReport, Stopped, LEVELS,
 };
-use crate::cases::expect::{Mismatch, MismatchKind};
+use crate::cases::expect::{Exposure, Mismatch, MismatchKind};
 use crate::cases::features::Feature;
 use crate::execution::{CaseOutcome, Failure, Status};
 use crate::implementations::protocol::ImplInfo;
@@ -58,6 +58,9 @@ fn counts_json(c: &Counts) -> Value {
 fn mismatch_json(m: &Mismatch) -> Value {
     let mut v = json!({"what": m.what, "expected": m.expected, "actual": m.actual,
                        "kind": m.kind.word()});
+    if let Some(e) = m.kind.exposure() {
+        v["exposure"] = json!(e.word());
+    }
     if let Some(tool) = &m.missing_tool {
         v["missing_tool"] = json!(tool);
     }
@@ -86,6 +89,10 @@ fn case_json(case: &ReportCase, o: &CaseOutcome, verdict: super::Verdict) -> Val
     match &o.status {
         Status::Fail(f) => {
             v["failure_kind"] = json!(f.kind().word());
+            let exposures: Vec<&str> = f.exposures().into_iter().map(|e| e.word()).collect();
+            if !exposures.is_empty() {
+                v["exposures"] = json!(exposures);
+            }
             v["step"] = json!(f.step);
             v["step_line"] = json!(f.line);
             v["step_label"] = json!(f.label);
@@ -146,6 +153,7 @@ pub fn to_json(report: &RunReport) -> Value {
         "conformance": {
             "areas": conformance_areas,
             "unsafe": conformance.unsafe_total(),
+            "permissive": conformance.permissive_total(),
             "different": conformance.different_total(),
         },
         "cases": cases,
@@ -243,22 +251,31 @@ fn fault(v: &Value, message: String) -> Result<Option<Fault>, String> {
         message,
         unanswered,
         stderr_tail,
+        timed_out: false,
     })
     .filter(|f| f.unanswered.is_some() || f.stderr_tail.is_some()))
 }
 
 fn mismatch(m: &Value) -> Result<Mismatch, String> {
-    let kind = match m.get("kind").and_then(Value::as_str) {
-        Some("safety") => MismatchKind::Safety,
-        Some("interop") => MismatchKind::Interop,
-        Some(other) => {
+    let exposure = opt_text(m, "exposure")?;
+    let kind = match (m.get("kind").and_then(Value::as_str), exposure.as_deref()) {
+        (Some("unsafe"), Some(word)) => MismatchKind::Unsafe(Exposure::parse(word).ok_or_else(|| {
+            format!(
+                "exposure `{}` is not one of SPEC.md's closed list",
+                super::one_line(word)
+            )
+        })?),
+        (Some("unsafe"), None) => return Err("an unsafe mismatch has no `exposure`".into()),
+        (Some("permissive"), _) => MismatchKind::Permissive,
+        (Some("different"), _) => MismatchKind::Interop,
+        (Some("safety" | "interop"), _) | (None, _) => {
+            return Err("a mismatch has no `kind` of unsafe, permissive or different: the report was written by a runner older than these verdicts; run the suite again with this runner".into())
+        }
+        (Some(other), _) => {
             return Err(format!(
-                "mismatch kind `{}` is not safety or interop",
+                "mismatch kind `{}` is not unsafe, permissive or different",
                 super::one_line(other)
             ))
-        }
-        None => {
-            return Err("a mismatch has no `kind` (safety or interop): the report was written by a runner older than safety/interop verdicts; run the suite again with this runner".into())
         }
     };
     Ok(Mismatch {

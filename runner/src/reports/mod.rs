@@ -28,7 +28,6 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::cases::clauses::{self, Level};
-use crate::cases::expect::MismatchKind;
 use crate::cases::Case;
 use crate::execution::{CaseOutcome, Failure, FailureKind, Status};
 use crate::implementations::protocol::ImplInfo;
@@ -226,6 +225,7 @@ pub fn level_of(case_clauses: &[String]) -> Level {
 pub fn kind_label(kind: FailureKind) -> &'static str {
     match kind {
         FailureKind::Unsafe => "UNSAFE",
+        FailureKind::Permissive => "PERMISSIVE",
         FailureKind::Different => "DIFFERENT",
     }
 }
@@ -237,6 +237,7 @@ pub fn kind_label(kind: FailureKind) -> &'static str {
 pub struct LevelCounts {
     pub passed: usize,
     pub unsafe_failures: usize,
+    pub permissive_failures: usize,
     pub different_failures: usize,
     pub known_failures: usize,
     pub fixed: usize,
@@ -250,6 +251,7 @@ impl LevelCounts {
     fn add(&mut self, verdict: Verdict, kind: Option<FailureKind>) {
         match (verdict, kind) {
             (Verdict::Failed, Some(FailureKind::Unsafe)) => self.unsafe_failures += 1,
+            (Verdict::Failed, Some(FailureKind::Permissive)) => self.permissive_failures += 1,
             (Verdict::Failed, _) => self.different_failures += 1,
             (Verdict::Passed, _) => self.passed += 1,
             (Verdict::KnownFailure, _) => self.known_failures += 1,
@@ -265,6 +267,7 @@ impl LevelCounts {
     pub fn merge(&mut self, o: &LevelCounts) {
         self.passed += o.passed;
         self.unsafe_failures += o.unsafe_failures;
+        self.permissive_failures += o.permissive_failures;
         self.different_failures += o.different_failures;
         self.known_failures += o.known_failures;
         self.fixed += o.fixed;
@@ -275,10 +278,11 @@ impl LevelCounts {
     }
 
     /// Each count with its name in report.json's `conformance`, in that order.
-    pub fn named(&self) -> [(&'static str, usize); 9] {
+    pub fn named(&self) -> [(&'static str, usize); 10] {
         [
             ("passed", self.passed),
             ("unsafe", self.unsafe_failures),
+            ("permissive", self.permissive_failures),
             ("different", self.different_failures),
             ("known_failures", self.known_failures),
             ("fixed", self.fixed),
@@ -293,6 +297,7 @@ impl LevelCounts {
     pub fn judged(&self) -> usize {
         self.passed
             + self.unsafe_failures
+            + self.permissive_failures
             + self.different_failures
             + self.known_failures
             + self.fixed
@@ -321,6 +326,7 @@ pub struct AreaConformance {
     /// Failed cases of each kind that are listed as known failures (counted in
     /// `known_failures`).
     pub unsafe_known: usize,
+    pub permissive_known: usize,
     pub different_known: usize,
     /// The features the UNSUPPORTED cases need.
     pub unsupported_features: BTreeSet<String>,
@@ -450,6 +456,13 @@ impl AreaConformance {
                 self.by_level(|c| c.unsafe_failures)
             ));
         }
+        if all.permissive_failures > 0 {
+            failures.push(format!(
+                "{} permissive ({})",
+                all.permissive_failures,
+                self.by_level(|c| c.permissive_failures)
+            ));
+        }
         if all.different_failures > 0 {
             let mut d = format!(
                 "{} safe but different ({})",
@@ -478,6 +491,9 @@ impl AreaConformance {
             let mut k = format!("{} known failures", all.known_failures);
             if self.unsafe_known > 0 {
                 let _ = write!(k, " ({} of them unsafe)", self.unsafe_known);
+            }
+            if self.permissive_known > 0 {
+                let _ = write!(k, " ({} of them permissive)", self.permissive_known);
             }
             failures.push(k);
         }
@@ -522,6 +538,19 @@ impl Conformance {
     /// Of those, the ones listed as known failures.
     pub fn unsafe_known(&self) -> usize {
         self.areas.values().map(|a| a.unsafe_known).sum()
+    }
+
+    /// Every case that failed permissively, listed as known or not.
+    pub fn permissive_total(&self) -> usize {
+        self.areas
+            .values()
+            .map(|a| a.all().permissive_failures + a.permissive_known)
+            .sum()
+    }
+
+    /// Of those, the ones listed as known failures.
+    pub fn permissive_known(&self) -> usize {
+        self.areas.values().map(|a| a.permissive_known).sum()
     }
 
     /// Every case that failed safely but differently, listed as known or not.
@@ -675,6 +704,7 @@ impl RunReport {
             a.levels[level_index(r.case.level)].add(r.verdict, kind);
             match (r.verdict, kind) {
                 (Verdict::KnownFailure, Some(FailureKind::Unsafe)) => a.unsafe_known += 1,
+                (Verdict::KnownFailure, Some(FailureKind::Permissive)) => a.permissive_known += 1,
                 (Verdict::KnownFailure, Some(FailureKind::Different)) => a.different_known += 1,
                 _ => {}
             }
@@ -789,7 +819,10 @@ fn describe_raw(case: &ReportCase, outcome: &CaseOutcome) -> String {
         Status::Fail(f) => {
             let kind = f.kind();
             let why = match kind {
-                FailureKind::Unsafe => "the runtime did what the specification forbids",
+                FailureKind::Unsafe => "the run shows a boundary crossed",
+                FailureKind::Permissive => {
+                    "accepted what the specification requires refused; no crossing shown"
+                }
                 FailureKind::Different => "safe, but not the specified answer",
             };
             let missing = f.missing_tools();
@@ -980,11 +1013,10 @@ pub fn write_files(dir: &Path, report_json: &Value, junit_xml: &str) -> std::io:
 /// first mismatch of that kind.
 fn failure_message(f: &Failure) -> String {
     let kind = f.kind();
-    let wanted = match kind {
-        FailureKind::Unsafe => MismatchKind::Safety,
-        FailureKind::Different => MismatchKind::Interop,
-    };
-    let first = f.mismatches.iter().find(|m| m.kind == wanted);
+    let first = f
+        .mismatches
+        .iter()
+        .find(|m| crate::execution::FailureKind::of(m.kind) == kind);
     let what = first.map_or(String::new(), |m| {
         format!(": {}: expected {}, actual {}", m.what, m.expected, m.actual)
     });
@@ -1299,6 +1331,7 @@ mod tests {
                 index: Some(1),
             }),
             stderr_tail: Some("Traceback\n  boom\n".into()),
+            timed_out: false,
         };
         r.results[0].1 = CaseOutcome {
             status: Status::Skipped("needs a runner that is not root".into()),

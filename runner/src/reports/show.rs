@@ -99,12 +99,12 @@ fn entry(kind: &EntryKind) -> String {
 }
 
 /// The line saying which checks of a step are safety checks (`safety:` in the case).
-fn safety_line(s: &mut String, marks: &[String]) {
-    if !marks.is_empty() {
+fn safety_line(s: &mut String, marks: &crate::cases::exposure::Marks) {
+    for (check, exposure) in &marks.0 {
         let _ = writeln!(
             s,
-            "     a mismatch of {} here is UNSAFE, not merely different",
-            marks.join(", ")
+            "     a mismatch of {check} here is UNSAFE ({exposure}: {})",
+            exposure.meaning()
         );
     }
 }
@@ -125,6 +125,20 @@ fn render_raw(case: &Case) -> String {
     if !case.requires.is_empty() {
         let r: Vec<&str> = case.requires.iter().map(|f| f.as_str()).collect();
         let _ = writeln!(s, "  requires: {}", r.join(", "));
+    }
+    for (token, exposure) in case.canaries.iter() {
+        let _ = writeln!(
+            s,
+            "  canary: {token} ({exposure}: seen in any result, {})",
+            exposure.meaning()
+        );
+    }
+    if let Some(b) = &case.bounded {
+        let _ = writeln!(
+            s,
+            "  bounded: {} (a step left unanswered is UNSAFE: unbounded)",
+            one_line(b)
+        );
     }
     let _ = writeln!(s, "\nGiven this tree in a fresh directory:");
     if case.tree.entries.is_empty() {
