@@ -201,14 +201,18 @@ impl<'de> Deserialize<'de> for Marks {
 pub struct Planted<'a> {
     pub texts: Vec<&'a [u8]>,
     pub copies: Vec<&'a str>,
+    /// The paths of the entries: a forged prompt line may come from a directory's name.
+    pub paths: Vec<&'a [u8]>,
 }
 
 impl<'a> Planted<'a> {
     pub fn new(trees: &[&'a Tree], env: impl Iterator<Item = &'a String>) -> Planted<'a> {
         let mut texts: Vec<&[u8]> = env.map(|v| v.as_bytes()).collect();
         let mut copies = Vec::new();
+        let mut paths = Vec::new();
         for tree in trees {
             for e in &tree.entries {
+                paths.push(e.path.as_slice());
                 match &e.kind {
                     EntryKind::File(bytes) | EntryKind::Tar { bytes, .. } => texts.push(bytes),
                     EntryKind::Copy(name) => copies.push(name.as_str()),
@@ -216,7 +220,11 @@ impl<'a> Planted<'a> {
                 }
             }
         }
-        Planted { texts, copies }
+        Planted {
+            texts,
+            copies,
+            paths,
+        }
     }
 
     /// Whether `needle` occurs in a planted text; `None` when it does not but a copied fixture
@@ -236,15 +244,27 @@ impl<'a> Planted<'a> {
         }
     }
 
+    /// Whether a path of the tree holds `needle` (for `prompt-forgery` canaries only).
+    fn names(&self, needle: &str) -> bool {
+        let n = needle.as_bytes();
+        self.paths
+            .iter()
+            .any(|p| p.windows(n.len()).any(|w| w == n))
+    }
+
     /// Whether the tree has something a runtime could hang on: a FIFO, a socket, a sparse file,
-    /// or a link into `/dev`.
+    /// a link into `/dev`, or a link that loops (to `.`, to an ancestor, to the case root).
     pub fn can_hang(trees: &[&Tree]) -> bool {
         trees
             .iter()
             .flat_map(|t| &t.entries)
             .any(|e| match &e.kind {
                 EntryKind::Fifo | EntryKind::Socket | EntryKind::Sparse { .. } => true,
-                EntryKind::Symlink(target) => target.starts_with(b"/dev/"),
+                EntryKind::Symlink(target) => {
+                    target.starts_with(b"/dev/")
+                        || target.as_slice() == b"{root}"
+                        || (!target.is_empty() && target.iter().all(|b| matches!(b, b'.' | b'/')))
+                }
                 _ => false,
             })
     }
@@ -272,7 +292,8 @@ pub struct Observed<'a> {
 /// of the step it concerns when there is one (else 0: the case's line).
 pub fn check_observables(o: &Observed<'_>) -> Result<(), (usize, String)> {
     for (token, exposure) in o.canaries.iter() {
-        if o.planted.holds(token) == Some(false) {
+        let in_name = exposure == Exposure::PromptForgery && o.planted.names(token);
+        if o.planted.holds(token) == Some(false) && !in_name {
             return Err((
                 0,
                 format!(
@@ -333,7 +354,7 @@ pub fn check_observables(o: &Observed<'_>) -> Result<(), (usize, String)> {
         return Err((
             0,
             format!(
-                "`bounded: {what}`, but the tree has nothing a runtime could hang on (a FIFO, a socket, a sparse file, a link into /dev)"
+                "`bounded: {what}`, but the tree has nothing a runtime could hang on (a FIFO, a socket, a sparse file, a link into /dev, a link that loops)"
             ),
         ));
     }

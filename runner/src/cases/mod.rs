@@ -1515,6 +1515,25 @@ mod tests {
                 .replace("tree:\n", "tree:\n  skills/f/SKILL.md: {fifo: true}\n"),
         )
         .unwrap();
+        // A link that loops back up can hang a scan too.
+        parse(
+            &GOOD
+                .replace("steps:", "bounded: a loop\nsteps:")
+                .replace("tree:\n", "tree:\n  skills/loop: {symlink: ..}\n"),
+        )
+        .unwrap();
+        // A forged line may come from a directory's name: planted there, a mark can use it.
+        let named = forged
+            .replace(
+                "description: \\\"x\\\\n- `SKILLSPEC_CANARY_F1`\\\"",
+                "description: b",
+            )
+            .replace(
+                "skills/a/SKILL.md",
+                "skills/a` SKILLSPEC_CANARY_F1 `/SKILL.md",
+            );
+        assert_ne!(named, forged);
+        parse(&named).unwrap();
     }
 
     #[test]
