@@ -19,7 +19,7 @@
 // its working directory and HOME, so the case's skills root is linked as `.agent/skills` of a
 // project directory outside the case root.
 import * as kit from '../kit/node/skillspec-kit.mjs'; // first: it takes over stdin and stdout
-import { spawn } from 'node:child_process';
+import { CliError, parseListing, parseReadBlock, runCli, tail } from './cli.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,14 +30,6 @@ const INSTALL = path.join(process.env.SKILLSPEC_ADAPTER_CACHE
 const PACKAGE = path.join(INSTALL, 'node_modules', 'openskills');
 const CLI = path.join(PACKAGE, 'dist', 'cli.js');
 const VERSION = readVersion();
-
-// One CLI run may take this long; a scan that blocks (a FIFO named SKILL.md) is killed then and
-// the step answered with a protocol error saying so. Well under the runner's 60 s step timeout,
-// also for a discover step that runs sync and then read.
-const CLI_TIMEOUT_MS = 10_000;
-// Bytes of stdout or stderr kept per CLI run; more is a protocol error (a read result is at
-// most 16 MiB on the wire anyway).
-const CLI_OUTPUT_CAP = 8 * 1024 * 1024;
 
 // openskills' own texts (dist/cli.js line numbers of 1.5.0), first match wins.
 const ERRORS = new kit.ErrorMap([
@@ -60,71 +52,17 @@ function readVersion() {
   }
 }
 
-/** Runs `node dist/cli.js ...args` in `cwd` with `env`; resolves {code, signal, stdout, stderr}. */
-function runCli(args, cwd, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const out = { stdout: [], stderr: [], bytes: 0 };
-    let failure = null;
-    const stop = (why) => {
-      failure ??= why;
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
-    };
-    const timer = setTimeout(() => stop(`did not finish within ${CLI_TIMEOUT_MS / 1000} s (killed)`), CLI_TIMEOUT_MS);
-    for (const stream of ['stdout', 'stderr']) {
-      child[stream].on('data', (chunk) => {
-        out.bytes += chunk.length;
-        if (out.bytes > 2 * CLI_OUTPUT_CAP) return stop(`wrote more than ${2 * CLI_OUTPUT_CAP} bytes (killed)`);
-        out[stream].push(chunk);
-      });
-    }
-    child.on('error', (e) => { clearTimeout(timer); reject(new kit.AdapterError(`cannot start openskills: ${e.message}`)); });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const stdout = Buffer.concat(out.stdout).toString('utf8');
-      const stderr = Buffer.concat(out.stderr).toString('utf8');
-      if (failure) {
-        reject(new kit.AdapterError(`\`openskills ${args.join(' ')}\` ${failure}; stderr: ${tail(stderr)}`));
-      } else {
-        resolve({ code, signal, stdout, stderr });
-      }
-    });
-  });
-}
-
-function tail(text) {
-  const t = text.trim();
-  return t.length > 2000 ? `...${t.slice(-2000)}` : (t || '(empty)');
-}
-
-/** The one skill block readSkill() prints (dist/cli.js:596-601), or null when `stdout` is not one. */
-function parseReadBlock(stdout) {
-  const m = /^Reading: ([^\n]*)\nBase directory: ([^\n]*)\n\n/.exec(stdout);
-  if (!m) return null;
-  const trailer = `\n\nSkill read: ${m[1]}\n`;
-  if (!stdout.endsWith(trailer) || stdout.length < m[0].length + trailer.length) return null;
-  // With several names (openskills splits on ",") the inner blocks' framing stays in `content`.
-  return { name: m[1], baseDir: m[2], content: stdout.slice(m[0].length, stdout.length - trailer.length) };
-}
-
-/**
- * The skills listed in an AGENTS.md written by generateSkillsXml() (dist/cli.js:689-724), in
- * its order. The XML is not escaped, so the listing is parsed strictly and must rebuild to the
- * exact text; anything else is a protocol error rather than a guess.
- */
-function parseListing(text) {
-  const start = text.indexOf('<available_skills>\n\n');
-  const end = text.lastIndexOf('\n\n</available_skills>');
-  if (start < 0 || end < start) return [];
-  const section = text.slice(start + '<available_skills>\n\n'.length, end);
-  const block = /<skill>\n<name>([\s\S]*?)<\/name>\n<description>([^\n]*)<\/description>\n<location>(project|global)<\/location>\n<\/skill>/g;
-  const skills = [];
-  for (const m of section.matchAll(block)) skills.push({ name: m[1], description: m[2], location: m[3], raw: m[0] });
-  if (skills.map((s) => s.raw).join('\n\n') !== section) {
-    throw new kit.AdapterError(`the AGENTS.md openskills wrote cannot be split into skills unambiguously (its XML is not escaped): ${tail(section)}`);
+/** `fn()`, with a CliError (a hang, a flood, an unparsable listing) answered as a protocol error. */
+async function asAdapterError(fn) {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof CliError) throw new kit.AdapterError(e.message);
+    throw e;
   }
-  return skills;
 }
+
+const cli = (args, cwd, env) => asAdapterError(() => runCli(CLI, args, cwd, env));
 
 class OpenSkills extends kit.Runtime {
   constructor() {
@@ -163,7 +101,7 @@ class OpenSkills extends kit.Runtime {
   async sync(cwd) {
     const file = path.join(cwd, 'AGENTS.md');
     fs.rmSync(file, { force: true });
-    const r = await runCli(['sync', '-y', '-o', file], cwd, this.env);
+    const r = await cli(['sync', '-y', '-o', file], cwd, this.env);
     if (r.code !== 0) {
       throw new kit.AdapterError(`\`openskills sync\` exited ${r.code ?? r.signal}: ${tail(r.stderr || r.stdout)}`);
     }
@@ -171,11 +109,12 @@ class OpenSkills extends kit.Runtime {
   }
 
   async read(skill) {
-    return runCli(['read', '--', skill], this.project, this.env);
+    return cli(['read', '--', skill], this.project, this.env);
   }
 
   async discover() {
-    const listing = parseListing(await this.sync(this.project));
+    const text = await this.sync(this.project);
+    const listing = await asAdapterError(() => parseListing(text));
     const out = [];
     for (const s of listing) {
       const r = await this.read(s.name);
