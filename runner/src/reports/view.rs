@@ -114,6 +114,18 @@ impl ReportView {
             .collect()
     }
 
+    /// The failed cases the reports list under `kind`, in report order: the unsafe ones listed
+    /// as known or not (a listed crossing is still a crossing), the others only when not listed.
+    pub fn listed(&self, kind: FailureKind) -> Vec<CaseResult<'_>> {
+        self.cases()
+            .filter(|r| {
+                r.kind() == Some(kind)
+                    && (r.verdict == Verdict::Failed
+                        || (kind == FailureKind::Unsafe && r.verdict == Verdict::KnownFailure))
+            })
+            .collect()
+    }
+
     /// Errors, cases not run and known failures that passed, in report order.
     pub fn other_problems(&self) -> Vec<CaseResult<'_>> {
         self.cases()
