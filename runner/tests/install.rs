@@ -152,7 +152,7 @@ fn check_embedded_run(i: &Installed, out: &Output, report: &Path) {
         .is_some_and(|f| f.starts_with("embedded:spec-cases/"))));
     // Some cases copy fixtures: they came from the embedded ones, and the copy is gone.
     assert!(
-        t.contains("\nresult: ok. 0 unsafe; 0 safe but different;"),
+        t.contains("\nresult: ok. 0 unsafe; 0 permissive; 0 safe but different;"),
         "{t}"
     );
     assert_eq!(

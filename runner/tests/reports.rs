@@ -381,11 +381,12 @@ fn conformance_counts(cases: &[Value]) -> Value {
         let key = match (c["verdict"].as_str(), c["failure_kind"].as_str()) {
             (Some("pass"), _) => "passed",
             (Some("fail"), Some("unsafe")) => "unsafe",
+            (Some("fail"), Some("permissive")) => "permissive",
             (Some("fail"), _) => "different",
             _ => "errored",
         };
         // Every count of a level, as a run writes it (zero where no case counts).
-        let zero = json!({"passed": 0, "unsafe": 0, "different": 0, "known_failures": 0,
+        let zero = json!({"passed": 0, "unsafe": 0, "permissive": 0, "different": 0, "known_failures": 0,
                           "fixed": 0, "unsupported": 0, "skipped": 0, "errored": 0, "not_run": 0});
         let entry = areas.entry(area).or_insert_with(
             || json!({"MUST": zero.clone(), "SHOULD": zero.clone(), "MAY": zero, "statement": "x"}),
@@ -401,7 +402,7 @@ fn conformance_counts(cases: &[Value]) -> Value {
         .iter()
         .filter(|c| c["failure_kind"] == "different")
         .count();
-    json!({"areas": areas, "unsafe": unsafe_n, "different": different})
+    json!({"areas": areas, "unsafe": unsafe_n, "permissive": 0, "different": different})
 }
 
 fn summary_of(cases: &[Value]) -> Value {
@@ -461,8 +462,13 @@ fn rich_cases() -> Vec<Value> {
                 c["step"] = json!(1);
                 c["step_line"] = json!(5);
                 c["step_label"] = json!("read");
-                c["mismatches"] = json!([{"what": "content", "expected": "a", "actual": "b",
-                    "kind": if kind == "unsafe" { "safety" } else { "interop" }}]);
+                c["mismatches"] = if kind == "unsafe" {
+                    c["exposures"] = json!(["outside-content"]);
+                    json!([{"what": "content", "expected": "a", "actual": "b",
+                        "kind": "unsafe", "exposure": "outside-content"}])
+                } else {
+                    json!([{"what": "content", "expected": "a", "actual": "b", "kind": "different"}])
+                };
             }
             c
         })
@@ -689,6 +695,132 @@ fn the_matrix_has_one_column_per_report() {
     let single = skillspec(&["report", "markdown", all[0]]);
     let single = String::from_utf8(single.stdout).expect("UTF-8");
     assert!(!single.contains("Implementations × areas"));
+}
+
+/// A report in which a listed unsafe failure, an area of gated cases and an area whose tool is
+/// missing are all there is besides passes: by the exit code the run passed.
+fn known_unsafe_report(name: &str) -> Value {
+    let case = |id: &str, area: &str| {
+        json!({"id": id, "file": format!("spec-cases/{area}/{id}.yaml"), "line": 1, "area": area,
+               "clauses": [format!("{area}.errors")], "status": "pass", "verdict": "pass", "duration_ms": 1,
+               "level": "MUST"})
+    };
+    let mut cases = vec![case("read.fine", "read")];
+    let mut leak = case("read.leak", "read");
+    for (k, v) in [
+        ("status", json!("fail")),
+        ("verdict", json!("known-failure")),
+        ("failure_kind", json!("unsafe")),
+        ("exposures", json!(["outside-content"])),
+        ("step", json!(1)),
+        ("step_line", json!(5)),
+        ("step_label", json!("call skill_read_reference")),
+        (
+            "mismatches",
+            json!([
+            {"what": "call outcome", "expected": "error invalid_path", "actual": "success",
+             "kind": "permissive"},
+            {"what": "later, step 2 (`read`): canary `SKILLSPEC_CANARY_T1` in the result",
+             "expected": "absent", "actual": "present", "kind": "unsafe",
+             "exposure": "outside-content"}]),
+        ),
+    ] {
+        leak[k] = v;
+    }
+    cases.push(leak);
+    for i in 0..3 {
+        let mut c = case(&format!("hitl.ask-{i}"), "hitl");
+        c["status"] = json!("unsupported");
+        c["verdict"] = json!("unsupported");
+        c["missing_features"] = json!(["hitl"]);
+        cases.push(c);
+    }
+    let mut known = vec![json!("read.leak")];
+    for i in 0..2 {
+        let id = format!("run.missing-{i}");
+        let mut c = case(&id, "run");
+        for (k, v) in [
+            ("status", json!("fail")),
+            ("verdict", json!("known-failure")),
+            ("failure_kind", json!("different")),
+            ("step", json!(1)),
+            ("step_line", json!(5)),
+            ("step_label", json!("call skill_run_script")),
+            (
+                "mismatches",
+                json!([{"what": "call outcome", "expected": "success",
+                "actual": "error unknown_tool", "kind": "different",
+                "missing_tool": "skill_run_script"}]),
+            ),
+        ] {
+            c[k] = v;
+        }
+        cases.push(c);
+        known.push(json!(id));
+    }
+    let mut r = rich_report(cases, name);
+    r["known_failures"] = json!(known);
+    r.as_object_mut().expect("object").remove("conformance");
+    r
+}
+
+/// A listed unsafe failure keeps its run from being headlined `ok` and is shown red and with
+/// its exposure; an area that was not judged says why instead of `0/3`.
+#[test]
+fn listed_unsafe_failures_and_unjudged_areas_are_shown_for_what_they_are() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = put(dir.path(), "alpha", &known_unsafe_report("alpha"));
+    let b = put(dir.path(), "beta", &known_unsafe_report("beta"));
+    let md = skillspec(&["report", "markdown", p(&a), p(&b)]);
+    assert_eq!(md.status.code(), Some(0), "{}", text(&md));
+    let md = String::from_utf8(md.stdout).expect("UTF-8");
+    assert!(!md.contains("result: ok"), "{md}");
+    assert!(
+        md.contains("**result: UNSAFE. 1 unsafe (1 of them listed as known); 0 permissive;"),
+        "{md}"
+    );
+    for want in [
+        "| 🛑 1/2 (1 known (1 of them unsafe)) |",
+        "| ➖ unsupported (needs hitl) (3 cases) |",
+        "| ❌ not implemented: skill\\_run\\_script missing (2 cases) |",
+        "### Unsafe failures (1)",
+        ": **UNSAFE (outside-content)** (listed as known): step 1",
+        "  - exposure outside-content: content the model must never see reached it\n",
+        "\\[unsafe: outside-content\\]: expected absent; actual present",
+        "| area | level | passed | unsafe | permissive | different | known |",
+    ] {
+        assert!(md.contains(want), "missing {want:?} in\n{md}");
+    }
+    assert!(!md.contains("0/3") && !md.contains("0/2"), "{md}");
+
+    let out = dir.path().join("page.html");
+    let run = skillspec(&["report", "html", p(&out), p(&a), p(&b)]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let page = std::fs::read_to_string(&out).expect("page");
+    assert!(!page.contains("result: ok"), "the headline says ok");
+    for want in [
+        "<p class=\"statement c-unsafe\">result: UNSAFE. 1 unsafe (1 of them listed as known);",
+        "<td class=\"n c-unsafe\" data-kind=\"unsafe\">1<span class=\"label\">1 listed as known</span></td>",
+        "<details class=\"case\" id=\"case-read.leak\" data-area=\"read\" data-statuses=\"known-failure unsafe\">",
+        "<span class=\"badge c-unsafe\" title=\"alpha 1.0\">unsafe failure (listed as known)</span>",
+        "exposure <code>outside-content</code>: content the model must never see reached it",
+        ">unsupported (needs hitl) (3 cases)</a></td>",
+        ">not implemented: skill_run_script missing (2 cases)</a></td>",
+        "<h3>Unsafe failures (listed as known or not) <span class=\"badge c-unsafe\">1</span></h3>",
+    ] {
+        assert!(page.contains(want), "missing {want:?} in the page");
+    }
+    // The read area's cell of the matrix is red, not the grey of a known failure.
+    assert!(
+        page.contains(
+            "<td class=\"cell c-unsafe\"><a href=\"#r1-area-read\">1/2 (1 unsafe)</a></td>"
+        ),
+        "the read area is not red"
+    );
+    assert!(
+        !page.contains(">0/3") && !page.contains(">0/2"),
+        "a cell says 0/N"
+    );
 }
 
 #[test]

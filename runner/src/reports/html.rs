@@ -7,10 +7,15 @@
 //!   (`th.impl`); each cell counts that report's cases citing the clause and links to the
 //!   clause's row in the report's section.
 //! - `section.report#rN` per report: the conformance statement, the counts
-//!   (`td[data-count=NAME]`: report.json's `summary` with the failures split into `unsafe` and
-//!   `different`), the counts per area and level with each area's statement (as `skillspec run`
-//!   words them, [`super::view`]), the unsafe failures, the different behaviours, other
-//!   problems, and the results per clause (`#rN-clause-ID`).
+//!   (`td[data-count=NAME]`: report.json's `summary` with the failures split into `unsafe`,
+//!   `permissive` and `different`), the counts per area and level with each area's statement
+//!   (as `skillspec run` words them, [`super::view`]), the unsafe failures (listed as known or
+//!   not, with their exposures), the permissive and the different behaviours, other problems,
+//!   and the results per clause (`#rN-clause-ID`).
+//!
+//! An unsafe failure is red (`c-unsafe`) wherever it shows, listed as known or not, and the
+//! `unsafe` filter shows it; a cell whose cases were not judged (all gated, or failing only for
+//! a missing tool) says so (`unsupported (needs hitl)`, `not implemented: X missing`).
 //! - `#cases`: every case once (`details.case#case-ID`): a badge per report, its summary,
 //!   clauses and file, per report its outcome (failing step, expected and actual, error,
 //!   adapter stderr), and its definition (fixture tree, configuration, steps with their
@@ -30,7 +35,10 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use super::view::{cut, ReportView};
-use super::{clause_level, level_word, visible, CaseResult, LevelCounts, Verdict, LEVELS};
+use super::{
+    clause_level, failure_label, level_word, mismatch_label, visible, CaseResult, LevelCounts,
+    Verdict, LEVELS,
+};
 use crate::cases::clauses::CLAUSES;
 use crate::cases::Suite;
 use crate::execution::{FailureKind, Status};
@@ -78,7 +86,7 @@ pub fn anchor(text: &str) -> String {
 }
 
 const CSS: &str = r#"
-:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--pass:#dafbe1;--pass-fg:#116329;--unsafe:#ffebe9;--unsafe-fg:#a40e26;--diff:#fff1d6;--diff-fg:#8a4600;--err:#f3e8ff;--err-fg:#6e3aa7;--grey:#f0f2f4}
+:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--pass:#dafbe1;--pass-fg:#116329;--unsafe:#ffebe9;--unsafe-fg:#a40e26;--perm:#ffe2cc;--perm-fg:#9a3a00;--diff:#fff1d6;--diff-fg:#8a4600;--err:#f3e8ff;--err-fg:#6e3aa7;--grey:#f0f2f4}
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);margin:0;padding:0 1.5rem 3rem}
 header{padding:1rem 0 .5rem;border-bottom:1px solid var(--line)}
@@ -91,7 +99,7 @@ th{background:#f6f8fa;font-weight:600}td.n{text-align:right;font-variant-numeric
 table.matrix td.cell{text-align:center;min-width:7rem}
 table.matrix tr.area th{background:#eaeef2}table.matrix tr.area td{font-weight:600}
 .c-pass{background:var(--pass);color:var(--pass-fg)}.c-unsafe{background:var(--unsafe);color:var(--unsafe-fg);font-weight:700}
-.c-different{background:var(--diff);color:var(--diff-fg)}.c-error,.c-fixed,.c-not-run{background:var(--err);color:var(--err-fg)}
+.c-permissive{background:var(--perm);color:var(--perm-fg);font-weight:600}.c-different{background:var(--diff);color:var(--diff-fg)}.c-error,.c-fixed,.c-not-run{background:var(--err);color:var(--err-fg)}
 .c-known-failure,.c-unsupported,.c-skipped,.c-none{background:var(--grey);color:var(--muted)}
 .badge{display:inline-block;border-radius:.8rem;padding:0 .5rem;margin-right:.3rem;font-size:.8rem;white-space:nowrap}
 details.case{border:1px solid var(--line);border-radius:6px;margin:.25rem 0;padding:.2rem .6rem}
@@ -100,8 +108,8 @@ code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:#f6f8fa;border:1px solid var(--line);padding:.4rem .6rem;white-space:pre-wrap;word-break:break-word;margin:.2rem 0;max-height:30rem;overflow:auto}
 table.mm td{max-width:40rem}table.mm pre{margin:0}
 .outcome{border-left:4px solid var(--line);padding-left:.6rem;margin:.5rem 0}
-.outcome.c-pass,.outcome.c-unsafe,.outcome.c-different,.outcome.c-error,.outcome.c-known-failure,.outcome.c-fixed,.outcome.c-not-run,.outcome.c-unsupported,.outcome.c-skipped{background:none;color:inherit;font-weight:normal}
-.outcome.c-unsafe{border-color:#cf222e}.outcome.c-different{border-color:#d4a72c}.outcome.c-error,.outcome.c-not-run,.outcome.c-fixed{border-color:#8250df}.outcome.c-pass{border-color:#2da44e}
+.outcome.c-pass,.outcome.c-unsafe,.outcome.c-permissive,.outcome.c-different,.outcome.c-error,.outcome.c-known-failure,.outcome.c-fixed,.outcome.c-not-run,.outcome.c-unsupported,.outcome.c-skipped{background:none;color:inherit;font-weight:normal}
+.outcome.c-unsafe{border-color:#cf222e}.outcome.c-permissive{border-color:#e16f24}.outcome.c-different{border-color:#d4a72c}.outcome.c-error,.outcome.c-not-run,.outcome.c-fixed{border-color:#8250df}.outcome.c-pass{border-color:#2da44e}
 form#filters{position:sticky;top:0;background:#fff;padding:.5rem 0;border-bottom:1px solid var(--line);z-index:1}
 form#filters label{margin-right:.7rem;white-space:nowrap}
 ul.cases li{margin:.3rem 0}
@@ -153,17 +161,39 @@ fn csp_hash(text: &str) -> String {
     )
 }
 
-/// The status class of a case in one report: its verdict's word, a failure by its kind.
+/// The status class of a case in one report: its verdict's word, a failure by its kind. An
+/// unsafe failure is `unsafe` (red) listed as known or not: a listed crossing is still one.
 fn status_class(c: &CaseResult<'_>) -> &'static str {
     match (c.verdict, c.kind()) {
+        (Verdict::Failed | Verdict::KnownFailure, Some(FailureKind::Unsafe)) => "unsafe",
         (Verdict::Failed, Some(kind)) => kind.word(),
         (verdict, _) => verdict.word(),
     }
 }
 
+/// The classes the filter matches a case by in one report: its status class, and for a known
+/// unsafe failure `known-failure` too (so both the unsafe and the known filters show it).
+fn filter_classes(c: &CaseResult<'_>) -> Vec<&'static str> {
+    let class = status_class(c);
+    if class == "unsafe" && c.verdict == Verdict::KnownFailure {
+        vec![class, "known-failure"]
+    } else {
+        vec![class]
+    }
+}
+
+/// The word of a case's badge: its status class's, said to be listed when an unsafe failure is.
+fn badge_word(c: &CaseResult<'_>) -> &'static str {
+    match (status_class(c), c.verdict) {
+        ("unsafe", Verdict::KnownFailure) => "unsafe failure (listed as known)",
+        (class, _) => status_word(class),
+    }
+}
+
 /// Every status class, worst first (the order of the filter and of a cell's colour).
-const STATUSES: [&str; 9] = [
+const STATUSES: [&str; 10] = [
     "unsafe",
+    "permissive",
     "different",
     "error",
     "not-run",
@@ -177,6 +207,7 @@ const STATUSES: [&str; 9] = [
 fn status_word(s: &str) -> &'static str {
     match s {
         "unsafe" => "unsafe failure",
+        "permissive" => "permissive behaviour",
         "different" => "different behaviour",
         "error" => "error",
         "not-run" => "not run",
@@ -213,6 +244,10 @@ impl ClauseResult<'_> {
     fn text(&self) -> String {
         if self.cases.is_empty() {
             return "–".into();
+        }
+        // Not judged at all (every case gated, or only a missing tool): say so, not `0/57`.
+        if let Some(short) = super::AreaConformance::of(&self.cases).short() {
+            return format!("{short} ({} cases)", self.cases.len());
         }
         let mut s = format!("{}/{}", self.count("pass"), self.cases.len());
         let bad: Vec<String> = STATUSES
@@ -344,21 +379,21 @@ pub fn label(r: &ReportView) -> String {
 fn overview(out: &mut String, reports: &[ReportView]) {
     let _ = writeln!(
         out,
-        "<section id=\"overview\"><h2>Overview</h2><table class=\"overview\"><tr><th>implementation</th><th>statement</th><th>passed</th><th>unsafe</th><th>different</th><th>other problems</th><th>not applicable</th><th>cases</th></tr>"
+        "<section id=\"overview\"><h2>Overview</h2><table class=\"overview\"><tr><th>implementation</th><th>statement</th><th>passed</th><th>unsafe</th><th>permissive</th><th>different</th><th>other problems</th><th>not applicable</th><th>cases</th></tr>"
     );
     for (i, r) in reports.iter().enumerate() {
         let t = r.conformance.all();
-        // Unsafe and different count every failed case of that kind, listed as known or not (a
-        // runtime whose failures are all listed is still unsafe where it is); a known failure
-        // without a kind (an error) is one of the other problems.
-        let (unsafe_n, unsafe_known) = (r.conformance.unsafe_total(), r.conformance.unsafe_known());
-        let (different_n, different_known) = (
-            r.conformance.different_total(),
-            r.conformance.different_known(),
-        );
-        let known_other = t
-            .known_failures
-            .saturating_sub(unsafe_known + different_known);
+        let c = &r.conformance;
+        // Each kind counts every failed case of that kind, listed as known or not (a runtime
+        // whose failures are all listed is still unsafe where it is); a known failure without
+        // a kind (an error) is one of the other problems.
+        let kinds = [
+            (c.unsafe_total(), c.unsafe_known(), "unsafe"),
+            (c.permissive_total(), c.permissive_known(), "permissive"),
+            (c.different_total(), c.different_known(), "different"),
+        ];
+        let known_kinds: usize = kinds.iter().map(|k| k.1).sum();
+        let known_other = t.known_failures.saturating_sub(known_kinds);
         let other = t.errored + t.not_run + t.fixed + known_other;
         let na = t.unsupported + t.skipped;
         let known = |n: usize| {
@@ -368,28 +403,29 @@ fn overview(out: &mut String, reports: &[ReportView]) {
                 String::new()
             }
         };
-        let cls = |n: usize, c: &str| {
-            if n > 0 {
-                c.to_owned()
-            } else {
-                "none".to_owned()
-            }
-        };
-        let _ = writeln!(
+        let cls = |n: usize, c: &'static str| if n > 0 { c } else { "none" };
+        let _ = write!(
             out,
-            "<tr><th><a href=\"#r{}\">{}</a><span class=\"label\">{}</span></th><td class=\"statement\">{}</td><td class=\"n c-{}\">{}</td><td class=\"n c-{}\">{}{}</td><td class=\"n c-{}\">{}{}</td><td class=\"n c-{}\">{other}{}</td><td class=\"n\">{na}</td><td class=\"n\">{}</td></tr>",
+            "<tr><th><a href=\"#r{}\">{}</a><span class=\"label\">{}</span></th><td class=\"statement c-{}\">{}</td><td class=\"n c-{}\">{}</td>",
             i + 1,
             esc(&r.title()),
             esc(&label(r)),
+            headline_class(r),
             esc(&r.result()),
             cls(t.passed, "pass"),
             t.passed,
-            cls(unsafe_n, "unsafe"),
-            unsafe_n,
-            known(unsafe_known),
-            cls(different_n, "different"),
-            different_n,
-            known(different_known),
+        );
+        for (n, k, class) in kinds {
+            let _ = write!(
+                out,
+                "<td class=\"n c-{}\" data-kind=\"{class}\">{n}{}</td>",
+                cls(n, class),
+                known(k)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<td class=\"n c-{}\">{other}{}</td><td class=\"n\">{na}</td><td class=\"n\">{}</td></tr>",
             cls(other, "error"),
             known(known_other),
             t.total()
@@ -398,12 +434,43 @@ fn overview(out: &mut String, reports: &[ReportView]) {
     let _ = writeln!(out, "</table></section>");
 }
 
+/// The class of a report's headline: the colour of its [`super::result_word`].
+fn headline_class(r: &ReportView) -> &'static str {
+    match super::result_word(&r.run, &r.conformance) {
+        "UNSAFE" => "unsafe",
+        "PERMISSIVE" => "permissive",
+        "FAILED" => "error",
+        _ => "pass",
+    }
+}
+
 fn case_link(c: &CaseResult<'_>) -> String {
     format!(
         "<a href=\"#case-{}\"><code>{}</code></a>",
         anchor(&c.case.id),
         esc(&c.case.id)
     )
+}
+
+/// Characters of an expected or actual value in a list of failures (the case has them whole).
+const LIST_CHARS: usize = 200;
+
+/// The exposures of a failure, each with its meaning (nothing when it shows none).
+fn exposures(out: &mut String, f: &crate::execution::Failure) {
+    let shown = f.exposures();
+    if shown.is_empty() {
+        return;
+    }
+    let _ = write!(out, "<ul class=\"exposures\">");
+    for e in shown {
+        let _ = write!(
+            out,
+            "<li class=\"c-unsafe\">exposure <code>{}</code>: {}</li>",
+            e.word(),
+            esc(e.meaning())
+        );
+    }
+    let _ = write!(out, "</ul>");
 }
 
 fn failure_list(out: &mut String, heading: &str, class: &str, cases: &[CaseResult<'_>]) {
@@ -425,13 +492,31 @@ fn failure_list(out: &mut String, heading: &str, class: &str, cases: &[CaseResul
         );
         match &c.outcome.status {
             Status::Fail(f) => {
-                let _ = write!(out, " — step {}: {}", f.step, esc(&f.label));
-                if let Some(m) = f.mismatches.first() {
-                    let _ = write!(out, "; <em>{}</em>", esc(&m.what));
-                    if f.mismatches.len() > 1 {
-                        let _ = write!(out, " and {} more", f.mismatches.len() - 1);
-                    }
+                let known = if c.verdict == Verdict::KnownFailure {
+                    " (listed as known)"
+                } else {
+                    ""
+                };
+                let _ = write!(
+                    out,
+                    " — <strong>{}</strong>{known}, step {}: {}",
+                    esc(&failure_label(f)),
+                    f.step,
+                    esc(&f.label)
+                );
+                exposures(out, f);
+                let _ = write!(out, "<ul>");
+                for m in &f.mismatches {
+                    let _ = write!(
+                        out,
+                        "<li>[{}] <em>{}</em>: expected <code>{}</code>, actual <code>{}</code></li>",
+                        esc(&mismatch_label(m)),
+                        esc(&m.what),
+                        esc(&cut(&m.expected, LIST_CHARS)),
+                        esc(&cut(&m.actual, LIST_CHARS))
+                    );
                 }
+                let _ = write!(out, "</ul>");
             }
             Status::Error { message, .. } => {
                 let first = message.lines().next().unwrap_or("");
@@ -449,6 +534,7 @@ fn count_class(name: &str) -> &'static str {
     match name {
         "passed" => "pass",
         "unsafe" => "unsafe",
+        "permissive" => "permissive",
         "different" => "different",
         "known_failures" => "known-failure",
         "fixed" => "fixed",
@@ -468,7 +554,12 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
         esc(&r.title()),
         esc(&label(r))
     );
-    let _ = writeln!(out, "<p class=\"statement\">{}</p>", esc(&r.result()));
+    let _ = writeln!(
+        out,
+        "<p class=\"statement c-{}\">{}</p>",
+        headline_class(r),
+        esc(&r.result())
+    );
     let mut meta = format!("{} · skillspec {}", esc(&r.source), esc(&r.runner_version));
     let features: Vec<&str> = r
         .run
@@ -561,15 +652,21 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
 
     failure_list(
         out,
-        "Unsafe failures",
+        "Unsafe failures (listed as known or not)",
         "unsafe",
-        &r.failures(FailureKind::Unsafe),
+        &r.listed(FailureKind::Unsafe),
+    );
+    failure_list(
+        out,
+        "Permissive behaviours",
+        "permissive",
+        &r.listed(FailureKind::Permissive),
     );
     failure_list(
         out,
         "Different behaviours",
         "different",
-        &r.failures(FailureKind::Different),
+        &r.listed(FailureKind::Different),
     );
     failure_list(
         out,
@@ -602,7 +699,7 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
                 "<a class=\"badge c-{}\" href=\"#case-{}\" title=\"{}\">{}</a>",
                 status_class(c),
                 anchor(&c.case.id),
-                esc(status_word(status_class(c))),
+                esc(badge_word(c)),
                 esc(&c.case.id)
             );
         }
@@ -621,18 +718,20 @@ fn outcome(out: &mut String, r: &ReportView, c: &CaseResult<'_>) {
         out,
         "<div class=\"outcome c-{class}\"><h4>{}: <span class=\"badge c-{class}\">{}</span> <span class=\"muted\">{} ms</span></h4>",
         esc(&r.title()),
-        esc(status_word(class)),
+        esc(badge_word(c)),
         c.outcome.duration.as_millis()
     );
     match &c.outcome.status {
         Status::Fail(f) => {
             let _ = write!(
                 out,
-                "<p>failed at step {} (line {}): {}</p>",
+                "<p><strong>{}</strong>: failed at step {} (line {}): {}</p>",
+                esc(&failure_label(f)),
                 f.step,
                 f.line,
                 esc(&f.label)
             );
+            exposures(out, f);
             if !f.mismatches.is_empty() {
                 let _ = write!(
                     out,
@@ -643,7 +742,7 @@ fn outcome(out: &mut String, r: &ReportView, c: &CaseResult<'_>) {
                         out,
                         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                         esc(&m.what),
-                        m.kind.word(),
+                        esc(&mismatch_label(m)),
                         pre(&m.expected),
                         pre(&m.actual)
                     );
@@ -743,7 +842,11 @@ fn cases_section(out: &mut String, reports: &[ReportView], suite: Result<&Suite,
         let Some(first) = views.iter().flatten().next() else {
             continue;
         };
-        let statuses: BTreeSet<&str> = views.iter().flatten().map(|c| status_class(c)).collect();
+        let statuses: BTreeSet<&str> = views
+            .iter()
+            .flatten()
+            .flat_map(|c| filter_classes(c))
+            .collect();
         let def = suite.ok().and_then(|s| s.cases.iter().find(|c| c.id == id));
         let summary = first
             .case
@@ -765,7 +868,7 @@ fn cases_section(out: &mut String, reports: &[ReportView], suite: Result<&Suite,
                         out,
                         "<span class=\"badge c-{class}\" title=\"{}\">{}</span>",
                         esc(&r.title()),
-                        esc(status_word(class))
+                        esc(badge_word(c))
                     );
                 }
                 None => {

@@ -2,8 +2,9 @@
 //! fits a CI job summary.
 //!
 //! Per implementation: the run's `result:` line, the counts per area and level with each area's
-//! statement (all as `skillspec run` words them, [`super::view`]), then the unsafe failures, the
-//! different behaviours, and the remaining problems (errors, cases not run, known failures that
+//! statement (all as `skillspec run` words them, [`super::view`]), then the unsafe failures
+//! (listed as known or not, each with its exposures), the permissive and the different
+//! behaviours, and the remaining problems (errors, cases not run, known failures that
 //! passed), each with its case id, clauses, failing step and mismatches. Several reports also get
 //! a matrix (implementations × areas) first.
 //!
@@ -17,7 +18,9 @@ use std::fmt::Write as _;
 
 use super::html::entity;
 use super::view::{cut, ReportView};
-use super::{level_word, visible, CaseResult, LevelCounts, LEVELS};
+use super::{
+    failure_label, level_word, mismatch_label, visible, CaseResult, LevelCounts, Verdict, LEVELS,
+};
 use crate::execution::{FailureKind, Status};
 
 /// Characters of a mismatch's expected or actual value shown before it is cut.
@@ -77,29 +80,47 @@ fn defang(text: &str) -> String {
     out
 }
 
-fn cell(c: &LevelCounts) -> String {
+/// A cell of the matrix: `short` (why the area was not judged) when there is one, else the cases
+/// passed of all, then what did not pass. 🛑 when any case failed unsafely (`unsafe_total`,
+/// listed as known or not), ⚠️ permissively, ✅ when every judged case passed, ❌ otherwise.
+fn cell(
+    c: &LevelCounts,
+    unsafe_total: usize,
+    permissive_total: usize,
+    short: Option<String>,
+) -> String {
     let total = c.total();
     if total == 0 {
         return "–".into();
+    }
+    let mark = if unsafe_total > 0 {
+        "🛑"
+    } else if permissive_total > 0 {
+        "⚠️"
+    } else if c.judged() > 0 && c.judged() == c.passed && c.not_run == 0 {
+        "✅"
+    } else if c.judged() == 0 {
+        "➖"
+    } else {
+        "❌"
+    };
+    if let Some(short) = short {
+        return format!("{mark} {} ({total} cases)", md(&short));
     }
     let words = |name: &'static str| match name {
         "known_failures" => "known",
         "not_run" => "not run",
         other => other,
     };
+    let unsafe_known = unsafe_total.saturating_sub(c.unsafe_failures);
     let mut parts = Vec::new();
     for (name, n) in c.named() {
-        if name != "passed" && n > 0 {
+        if name == "known_failures" && unsafe_known > 0 {
+            parts.push(format!("{n} known ({unsafe_known} of them unsafe)"));
+        } else if name != "passed" && n > 0 {
             parts.push(format!("{n} {}", words(name)));
         }
     }
-    let mark = if c.unsafe_failures > 0 {
-        "🛑"
-    } else if c.judged() == c.passed && c.not_run == 0 {
-        "✅"
-    } else {
-        "❌"
-    };
     let mut s = format!("{mark} {}/{total}", c.passed);
     if !parts.is_empty() {
         let _ = write!(s, " ({})", parts.join(", "));
@@ -132,13 +153,28 @@ fn matrix(out: &mut String, reports: &[ReportView]) {
     for r in reports {
         let _ = write!(out, "| {} |", md(&r.title()));
         for a in &areas {
-            let _ = write!(out, " {} |", cell(&r.area(a)));
+            let area = r.conformance.areas.get(*a).cloned().unwrap_or_default();
+            let _ = write!(
+                out,
+                " {} |",
+                cell(
+                    &area.all(),
+                    area.unsafe_total(),
+                    area.permissive_total(),
+                    area.short()
+                )
+            );
         }
-        let _ = writeln!(out, " {} |", cell(&r.conformance.all()));
+        let c = &r.conformance;
+        let _ = writeln!(
+            out,
+            " {} |",
+            cell(&c.all(), c.unsafe_total(), c.permissive_total(), None)
+        );
     }
     let _ = writeln!(
         out,
-        "\nEach cell: cases passed of the cases of that area, then what did not pass. 🛑 unsafe failures, ❌ other problems.\n"
+        "\nEach cell: cases passed of the cases of that area, then what did not pass (or why the area was not judged). 🛑 unsafe failures (listed as known or not), ⚠️ permissive ones, ❌ other problems, ➖ not judged.\n"
     );
 }
 
@@ -153,13 +189,28 @@ fn case_line(out: &mut String, r: &CaseResult<'_>) {
     );
     match &r.outcome.status {
         Status::Fail(f) => {
-            let _ = writeln!(out, ": step {}, {} (line {})", f.step, md(&f.label), f.line);
+            let known = if r.verdict == Verdict::KnownFailure {
+                " (listed as known)"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                ": **{}**{known}: step {}, {} (line {})",
+                md(&failure_label(f)),
+                f.step,
+                md(&f.label),
+                f.line
+            );
+            for e in f.exposures() {
+                let _ = writeln!(out, "  - exposure {}: {}", e.word(), e.meaning());
+            }
             for m in &f.mismatches {
                 let _ = writeln!(
                     out,
                     "  - {} \\[{}\\]: expected {}; actual {}",
                     md(&m.what),
-                    m.kind.word(),
+                    md(&mismatch_label(m)),
                     md(&cut(&m.expected, VALUE_CHARS)),
                     md(&cut(&m.actual, VALUE_CHARS))
                 );
@@ -231,9 +282,16 @@ fn one(out: &mut String, r: &ReportView) {
     if let Some(s) = &r.run.stopped {
         let _ = writeln!(out, "The run stopped early: {}\n", md(&s.reason));
     }
+    let names = LevelCounts::default().named().map(|(name, _)| match name {
+        "known_failures" => "known",
+        "not_run" => "not run",
+        other => other,
+    });
     let _ = writeln!(
         out,
-        "| area | level | passed | unsafe | different | known | fixed | unsupported | skipped | errored | not run |\n|---|---|---|---|---|---|---|---|---|---|---|"
+        "| area | level | {} |\n|---|---|{}",
+        names.join(" | "),
+        "---|".repeat(names.len())
     );
     for (area, a) in &r.conformance.areas {
         for (l, c) in LEVELS.iter().zip(&a.levels) {
@@ -252,11 +310,16 @@ fn one(out: &mut String, r: &ReportView) {
         let _ = writeln!(out, "- {}", md(s));
     }
     let _ = writeln!(out);
-    case_list(out, "Unsafe failures", &r.failures(FailureKind::Unsafe));
+    case_list(out, "Unsafe failures", &r.listed(FailureKind::Unsafe));
+    case_list(
+        out,
+        "Permissive behaviours",
+        &r.listed(FailureKind::Permissive),
+    );
     case_list(
         out,
         "Different behaviours",
-        &r.failures(FailureKind::Different),
+        &r.listed(FailureKind::Different),
     );
     case_list(
         out,

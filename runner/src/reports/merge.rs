@@ -410,7 +410,7 @@ mod tests {
              "status": "fail", "verdict": "fail", "duration_ms": 3, "step": 1, "step_line": 4,
              "step_label": "call skill_run_script", "mismatches": [
                 {"what": "call outcome", "expected": "success", "actual": "error unknown_tool",
-                 "kind": "interop", "missing_tool": "skill_run_script"}]},
+                 "kind": "different", "missing_tool": "skill_run_script"}]},
         ]);
         let run = from_json(
             &json!({"implementation": {"name": "x", "version": "1", "features": []},

@@ -28,6 +28,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::cases::clauses::{self, Level};
+use crate::cases::expect::Mismatch;
 use crate::cases::Case;
 use crate::execution::{CaseOutcome, Failure, FailureKind, Status};
 use crate::implementations::protocol::ImplInfo;
@@ -221,12 +222,34 @@ pub fn level_of(case_clauses: &[String]) -> Level {
         .unwrap_or(Level::Must)
 }
 
-/// `kind` in capitals, as failures are labelled for people: `UNSAFE` or `DIFFERENT`.
+/// `kind` in capitals, as failures are labelled for people: `UNSAFE`, `PERMISSIVE` or
+/// `DIFFERENT`.
 pub fn kind_label(kind: FailureKind) -> &'static str {
     match kind {
         FailureKind::Unsafe => "UNSAFE",
         FailureKind::Permissive => "PERMISSIVE",
         FailureKind::Different => "DIFFERENT",
+    }
+}
+
+/// A failure's kind as its messages start: `UNSAFE (outside-content, code-ran)` (with the
+/// exposures the run showed), `PERMISSIVE` or `DIFFERENT`.
+pub fn failure_label(f: &Failure) -> String {
+    let kind = f.kind();
+    let exposures = f.exposures();
+    if kind != FailureKind::Unsafe || exposures.is_empty() {
+        return kind_label(kind).to_owned();
+    }
+    let words: Vec<&str> = exposures.iter().map(|e| e.word()).collect();
+    format!("{} ({})", kind_label(kind), words.join(", "))
+}
+
+/// A mismatch's kind as reports print it: `unsafe: outside-content`, `permissive` or
+/// `different`.
+pub fn mismatch_label(m: &Mismatch) -> String {
+    match m.kind.exposure() {
+        Some(e) => format!("{}: {}", m.kind.word(), e.word()),
+        None => m.kind.word().to_owned(),
     }
 }
 
@@ -346,6 +369,86 @@ impl AreaConformance {
             c.merge(l);
         }
         c
+    }
+
+    /// Counts `r` in.
+    pub fn add(&mut self, r: &CaseResult<'_>) {
+        let kind = r.kind();
+        self.levels[level_index(r.case.level)].add(r.verdict, kind);
+        match (r.verdict, kind) {
+            (Verdict::KnownFailure, Some(FailureKind::Unsafe)) => self.unsafe_known += 1,
+            (Verdict::KnownFailure, Some(FailureKind::Permissive)) => self.permissive_known += 1,
+            (Verdict::KnownFailure, Some(FailureKind::Different)) => self.different_known += 1,
+            _ => {}
+        }
+        match &r.outcome.status {
+            Status::Unsupported(missing) => self
+                .unsupported_features
+                .extend(missing.iter().map(|f| f.as_str().to_owned())),
+            Status::Fail(f) => {
+                let tools = f.missing_tools();
+                if !tools.is_empty() {
+                    self.missing_tool_failures += 1;
+                    self.missing_tools
+                        .extend(tools.into_iter().map(str::to_owned));
+                }
+            }
+            _ => {}
+        }
+        if r.outcome.status.was_sent() {
+            self.sent += 1;
+        }
+    }
+
+    /// The cases of `results` counted as one area (or one clause).
+    pub fn of<'a>(results: impl IntoIterator<Item = &'a CaseResult<'a>>) -> AreaConformance {
+        let mut a = AreaConformance::default();
+        for r in results {
+            a.add(r);
+        }
+        a
+    }
+
+    /// Unsafe failures, listed as known or not.
+    pub fn unsafe_total(&self) -> usize {
+        self.all().unsafe_failures + self.unsafe_known
+    }
+
+    /// Permissive failures, listed as known or not.
+    pub fn permissive_total(&self) -> usize {
+        self.all().permissive_failures + self.permissive_known
+    }
+
+    /// What a cell of a table shows instead of `0/N` passed when the implementation was not
+    /// judged on these cases: `not implemented: skill_run_script missing` (every case that
+    /// reached it failed only for a missing tool), `unsupported (needs hitl)` (every case
+    /// gated), `not run`, or `not checked` (gated, skipped or not run). `None` otherwise.
+    pub fn short(&self) -> Option<String> {
+        let all = self.all();
+        if all.total() == 0 {
+            return None;
+        }
+        if self.not_implemented() {
+            let tools: Vec<&str> = self.missing_tools.iter().map(String::as_str).collect();
+            return Some(format!("not implemented: {} missing", tools.join(" and ")));
+        }
+        if all.judged() > 0 {
+            return None;
+        }
+        let needs: Vec<&str> = self
+            .unsupported_features
+            .iter()
+            .map(String::as_str)
+            .collect();
+        Some(if all.unsupported == all.total() {
+            format!("unsupported (needs {})", needs.join(", "))
+        } else if all.not_run == all.total() {
+            "not run".to_owned()
+        } else if all.skipped == all.total() {
+            "skipped (a precondition is not met here)".to_owned()
+        } else {
+            "not checked".to_owned()
+        })
     }
 
     /// Whether the implementation does not have what this area checks: every case that reached
@@ -489,11 +592,23 @@ impl AreaConformance {
         }
         if all.known_failures > 0 {
             let mut k = format!("{} known failures", all.known_failures);
-            if self.unsafe_known > 0 {
-                let _ = write!(k, " ({} of them unsafe)", self.unsafe_known);
-            }
-            if self.permissive_known > 0 {
-                let _ = write!(k, " ({} of them permissive)", self.permissive_known);
+            let kinds: Vec<String> = [
+                (self.unsafe_known, "unsafe"),
+                (self.permissive_known, "permissive"),
+            ]
+            .into_iter()
+            .filter(|(n, _)| *n > 0)
+            .enumerate()
+            .map(|(i, (n, w))| {
+                if i == 0 {
+                    format!("{n} of them {w}")
+                } else {
+                    format!("{n} {w}")
+                }
+            })
+            .collect();
+            if !kinds.is_empty() {
+                let _ = write!(k, " ({})", kinds.join(", "));
             }
             failures.push(k);
         }
@@ -699,31 +814,7 @@ impl RunReport {
     pub fn conformance(&self) -> Conformance {
         let mut c = Conformance::default();
         for r in self.cases() {
-            let a = c.areas.entry(r.case.area.clone()).or_default();
-            let kind = r.kind();
-            a.levels[level_index(r.case.level)].add(r.verdict, kind);
-            match (r.verdict, kind) {
-                (Verdict::KnownFailure, Some(FailureKind::Unsafe)) => a.unsafe_known += 1,
-                (Verdict::KnownFailure, Some(FailureKind::Permissive)) => a.permissive_known += 1,
-                (Verdict::KnownFailure, Some(FailureKind::Different)) => a.different_known += 1,
-                _ => {}
-            }
-            match &r.outcome.status {
-                Status::Unsupported(missing) => a
-                    .unsupported_features
-                    .extend(missing.iter().map(|f| f.as_str().to_owned())),
-                Status::Fail(f) => {
-                    let tools = f.missing_tools();
-                    if !tools.is_empty() {
-                        a.missing_tool_failures += 1;
-                        a.missing_tools.extend(tools.into_iter().map(str::to_owned));
-                    }
-                }
-                _ => {}
-            }
-            if r.outcome.status.was_sent() {
-                a.sent += 1;
-            }
+            c.areas.entry(r.case.area.clone()).or_default().add(&r);
         }
         c
     }
@@ -834,6 +925,9 @@ fn describe_raw(case: &ReportCase, outcome: &CaseOutcome) -> String {
             // The kind on a line of its own: tools and tests match the `FAIL <id>` line exactly.
             let _ = writeln!(s, "FAIL {id}");
             let _ = writeln!(s, "  {}: {why}{missing}", kind_label(kind));
+            for e in f.exposures() {
+                let _ = writeln!(s, "  exposure {}: {}", e.word(), e.meaning());
+            }
             if let Some(summary) = &case.summary {
                 let _ = writeln!(s, "  {}", one_line(summary));
             }
@@ -847,7 +941,7 @@ fn describe_raw(case: &ReportCase, outcome: &CaseOutcome) -> String {
             );
             let _ = writeln!(s, "  clauses: {}", one_line(&case.clauses.join(", ")));
             for m in &f.mismatches {
-                let _ = writeln!(s, "  [{}] {}:", m.kind.word(), one_line(&m.what));
+                let _ = writeln!(s, "  [{}] {}:", mismatch_label(m), one_line(&m.what));
                 let _ = writeln!(s, "    expected: {}", one_line(&m.expected));
                 let _ = writeln!(s, "    actual:   {}", one_line(&m.actual));
             }
@@ -897,11 +991,12 @@ fn summary_raw(report: &RunReport) -> String {
     let row = |s: &mut String, name: &str, level: &str, c: &LevelCounts| {
         let _ = writeln!(
             s,
-            "{:<12} {:<6} {:>6} {:>6} {:>9} {:>5} {:>11} {:>7} {:>7} {:>7}",
+            "{:<12} {:<6} {:>6} {:>6} {:>10} {:>9} {:>5} {:>11} {:>7} {:>7} {:>7}",
             name,
             level,
             c.passed,
             c.unsafe_failures,
+            c.permissive_failures,
             c.different_failures,
             c.known_failures,
             c.unsupported,
@@ -912,11 +1007,12 @@ fn summary_raw(report: &RunReport) -> String {
     };
     let _ = writeln!(
         s,
-        "{:<12} {:<6} {:>6} {:>6} {:>9} {:>5} {:>11} {:>7} {:>7} {:>7}",
+        "{:<12} {:<6} {:>6} {:>6} {:>10} {:>9} {:>5} {:>11} {:>7} {:>7} {:>7}",
         "area",
         "level",
         "passed",
         "unsafe",
+        "permissive",
         "different",
         "known",
         "unsupported",
@@ -944,11 +1040,29 @@ fn summary_raw(report: &RunReport) -> String {
     s
 }
 
-/// The run's overall line (the summary prints it after `result: `): `ok` or `FAILED`, the unsafe
-/// and the different failures, then the other counts. `conformance` is the report's.
+/// The word a run is headlined with (`result: WORD.`): the worst kind of failure it shows,
+/// listed as known or not — `UNSAFE` when any case failed unsafely, else `PERMISSIVE` when any
+/// failed permissively — else `FAILED` when the run fails (a failure or error not listed as
+/// known, a listed case that passed, cases not run), else `ok`. The exit code does not follow
+/// the word: known failures of any kind leave the run passing.
+pub fn result_word(report: &RunReport, conformance: &Conformance) -> &'static str {
+    if conformance.unsafe_total() > 0 {
+        "UNSAFE"
+    } else if conformance.permissive_total() > 0 {
+        "PERMISSIVE"
+    } else if !report.totals().is_ok() {
+        "FAILED"
+    } else {
+        "ok"
+    }
+}
+
+/// The run's overall line (the summary prints it after `result: `): [`result_word`], the
+/// unsafe, permissive and different failures, then the other counts. `conformance` is the
+/// report's.
 pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
     let t = report.totals();
-    let verdict = if t.is_ok() { "ok" } else { "FAILED" };
+    let verdict = result_word(report, conformance);
     let with_known = |n: usize, what: &str, known: usize| {
         if known > 0 {
             format!("{n} {what} ({known} of them listed as known)")
@@ -957,11 +1071,16 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
         }
     };
     let mut line = format!(
-        "{verdict}. {}; {}; {} passed; {} unsupported; {} errored; {} cases",
+        "{verdict}. {}; {}; {}; {} passed; {} unsupported; {} errored; {} cases",
         with_known(
             conformance.unsafe_total(),
             "unsafe",
             conformance.unsafe_known()
+        ),
+        with_known(
+            conformance.permissive_total(),
+            "permissive",
+            conformance.permissive_known()
         ),
         with_known(
             conformance.different_total(),
@@ -1009,8 +1128,8 @@ pub fn write_files(dir: &Path, report_json: &Value, junit_xml: &str) -> std::io:
     std::fs::write(dir.join("junit.xml"), junit_xml)
 }
 
-/// The one-line message of a failure in junit.xml: `UNSAFE:` or `DIFFERENT:`, the step, and the
-/// first mismatch of that kind.
+/// The one-line message of a failure in junit.xml: `UNSAFE (exposure, ...):`, `PERMISSIVE:` or
+/// `DIFFERENT:`, the step, and the first mismatch of that kind.
 fn failure_message(f: &Failure) -> String {
     let kind = f.kind();
     let first = f
@@ -1020,11 +1139,12 @@ fn failure_message(f: &Failure) -> String {
     let what = first.map_or(String::new(), |m| {
         format!(": {}: expected {}, actual {}", m.what, m.expected, m.actual)
     });
-    format!("{}: step {} ({}){what}", kind_label(kind), f.step, f.label)
+    format!("{}: step {} ({}){what}", failure_label(f), f.step, f.label)
 }
 
-/// junit.xml of a run: one suite per area, one test case per case. Failures say `UNSAFE:` or
-/// `DIFFERENT:` first; known failures, unsupported, skipped and not-run cases are skipped ones.
+/// junit.xml of a run: one suite per area, one test case per case. Failures say
+/// `UNSAFE (exposure, ...):`, `PERMISSIVE:` or `DIFFERENT:` first; known failures, unsupported,
+/// skipped and not-run cases are skipped ones.
 pub fn junit(report: &RunReport) -> Result<String, quick_junit::SerializeError> {
     use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
     let mut out = Report::new("skillspec");
@@ -1059,11 +1179,11 @@ pub fn junit(report: &RunReport) -> Result<String, quick_junit::SerializeError> 
                 | Verdict::NotRun => {
                     let mut s = TestCaseStatus::skipped();
                     let text = describe(r.case, r.outcome);
-                    match r.kind() {
+                    match r.failure() {
                         // A known failure keeps its kind in front, so an unsafe one stays visible.
-                        Some(kind) => s.set_message(format!(
+                        Some(f) => s.set_message(format!(
                             "{}: known failure: {}",
-                            kind_label(kind),
+                            failure_label(f),
                             text.trim()
                         )),
                         None => s.set_message(text.trim().to_owned()),
@@ -1084,7 +1204,7 @@ pub fn junit(report: &RunReport) -> Result<String, quick_junit::SerializeError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cases::expect::Mismatch;
+    use crate::cases::expect::Exposure;
     use crate::cases::features::Feature;
     use crate::implementations::protocol::ImplInfo;
     use serde_json::json;
@@ -1116,13 +1236,22 @@ mod tests {
     fn unsafe_fail() -> CaseOutcome {
         fail(vec![
             Mismatch::interop("error code", "x", "y"),
+            Mismatch::permissive("call outcome", "error invalid_path", "success"),
             Mismatch::exposed(
-                crate::cases::expect::Exposure::OutsideContent,
-                "call outcome",
-                "error invalid_path",
-                "success",
+                Exposure::OutsideContent,
+                "later, step 2 (`read`): canary `SKILLSPEC_CANARY_X` in the result",
+                "absent",
+                "present",
             ),
         ])
+    }
+
+    fn permissive_fail() -> CaseOutcome {
+        fail(vec![Mismatch::permissive(
+            "call outcome",
+            "error invalid_path",
+            "success",
+        )])
     }
 
     fn different_fail() -> CaseOutcome {
@@ -1180,6 +1309,7 @@ mod tests {
                 case("p.gated", "policy"),
                 case("pr.left", "prompt"),
                 case("t.should", "tools"),
+                case("r.permissive", "read"),
             ];
             // A SHOULD clause (its profile cannot be required yet, so set directly).
             cases[10].clauses = vec!["skills.lifecycle".into()];
@@ -1202,6 +1332,7 @@ mod tests {
                     (&c[8], gated()),
                     (&c[9], outcome(Status::NotRun)),
                     (&c[10], different_fail()),
+                    (&c[11], permissive_fail()),
                 ],
                 known,
             )
@@ -1217,7 +1348,7 @@ mod tests {
         assert_eq!(line("discovery"), "discovery: conforms (MUST 2/2 passed)");
         assert_eq!(
             line("read"),
-            "read: 1 unsafe failure (MUST), 1 safe but different (MUST); MUST 1/3 passed"
+            "read: 1 unsafe failure (MUST), 1 permissive (MUST), 1 safe but different (MUST); MUST 1/4 passed"
         );
         assert_eq!(
             line("run"),
@@ -1235,16 +1366,29 @@ mod tests {
             line("tools"),
             "tools: 1 safe but different (SHOULD); SHOULD 0/1 passed"
         );
-        assert_eq!((c.unsafe_total(), c.different_total()), (1, 4));
+        assert_eq!(
+            (c.unsafe_total(), c.permissive_total(), c.different_total()),
+            (1, 1, 4)
+        );
         let text = summary_text(&r);
         for want in [line("discovery"), line("read"), line("run")] {
             assert!(text.contains(&format!("\n{want}\n")), "{text}");
         }
         assert!(
-            text.contains("result: FAILED. 1 unsafe; 4 safe but different; 3 passed;"),
+            text.contains(
+                "result: UNSAFE. 1 unsafe; 1 permissive; 4 safe but different; 3 passed;"
+            ),
             "{text}"
         );
-        // The table: one row per area and level that has cases.
+        // The table: one row per area and level that has cases, a column per kind.
+        assert!(
+            text.contains("\narea         level  passed unsafe permissive different known"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nread         MUST        1      1          1         1     0"),
+            "{text}"
+        );
         assert!(text.contains("\ntools        SHOULD      0"), "{text}");
         assert!(!text.contains("tools        MUST"), "{text}");
     }
@@ -1260,7 +1404,7 @@ mod tests {
         assert_eq!(read.levels[0].known_failures, 2);
         assert_eq!(
             read.statement("read"),
-            "read: 2 known failures (1 of them unsafe); MUST 1/3 passed"
+            "read: 1 permissive (MUST), 2 known failures (1 of them unsafe); MUST 1/4 passed"
         );
         // Listed or not, an area whose tool is missing reads as not implemented.
         assert!(c.areas["run"]
@@ -1268,12 +1412,12 @@ mod tests {
             .starts_with("run: not implemented"));
         let text = summary_text(&r);
         assert!(
-            text.contains("result: FAILED. 1 unsafe (1 of them listed as known); 4 safe but different (4 of them listed as known);"),
+            text.contains("result: UNSAFE. 1 unsafe (1 of them listed as known); 1 permissive; 4 safe but different (4 of them listed as known);"),
             "{text}"
         );
         let junit = junit(&r).unwrap();
         assert!(
-            junit.contains("UNSAFE: known failure: FAIL r.unsafe\n  UNSAFE:"),
+            junit.contains("UNSAFE (outside-content): known failure: FAIL r.unsafe\n  UNSAFE:"),
             "{junit}"
         );
     }
@@ -1298,8 +1442,17 @@ mod tests {
                 .clone()
         };
         assert_eq!(case("r.unsafe")["failure_kind"], "unsafe");
-        assert_eq!(case("r.unsafe")["mismatches"][0]["kind"], "interop");
-        assert_eq!(case("r.unsafe")["mismatches"][1]["kind"], "safety");
+        assert_eq!(case("r.unsafe")["exposures"], json!(["outside-content"]));
+        assert_eq!(case("r.unsafe")["mismatches"][0]["kind"], "different");
+        assert_eq!(case("r.unsafe")["mismatches"][1]["kind"], "permissive");
+        assert!(case("r.unsafe")["mismatches"][1].get("exposure").is_none());
+        assert_eq!(case("r.unsafe")["mismatches"][2]["kind"], "unsafe");
+        assert_eq!(
+            case("r.unsafe")["mismatches"][2]["exposure"],
+            "outside-content"
+        );
+        assert_eq!(case("r.permissive")["failure_kind"], "permissive");
+        assert!(case("r.permissive").get("exposures").is_none());
         assert_eq!(case("r.different")["failure_kind"], "different");
         assert_eq!(case("r.different")["verdict"], "known-failure");
         assert!(case("r.pass").get("failure_kind").is_none());
@@ -1307,7 +1460,12 @@ mod tests {
         assert_eq!(case("t.should")["level"], "SHOULD");
         let conf = &v["conformance"];
         assert_eq!(conf["unsafe"], 1);
+        assert_eq!(conf["permissive"], 1);
         assert_eq!(conf["different"], 4);
+        assert_eq!(conf["areas"]["read"]["MUST"]["permissive"], 1);
+        // The schema's exposures are the closed list.
+        let words: Vec<&str> = Exposure::ALL.iter().map(|e| e.word()).collect();
+        assert_eq!(schema["$defs"]["exposure"]["enum"], json!(words));
         assert_eq!(conf["areas"]["read"]["MUST"]["known_failures"], 1);
         assert_eq!(conf["areas"]["read"]["MUST"]["unsafe"], 1);
         assert_eq!(conf["areas"]["tools"]["SHOULD"]["different"], 1);
@@ -1316,10 +1474,34 @@ mod tests {
             conf["areas"]["discovery"]["statement"],
             "discovery: conforms (MUST 2/2 passed)"
         );
-        // A failure_kind on a case that did not fail does not validate.
+        // A failure_kind on a case that did not fail does not validate, nor an unsafe mismatch
+        // without its exposure, nor an exposure outside the closed list, nor the old kinds.
         let mut bad = v.clone();
         bad["cases"][0]["failure_kind"] = json!("unsafe");
         assert!(!validator.is_valid(&bad));
+        let at = v["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|c| c["id"] == "r.unsafe")
+            .unwrap();
+        let broken = |f: &dyn Fn(&mut Value)| {
+            let mut b = v.clone();
+            f(&mut b["cases"][at]);
+            validator.is_valid(&b)
+        };
+        assert!(broken(&|_| {}));
+        assert!(!broken(&|c| {
+            c["mismatches"][2]
+                .as_object_mut()
+                .unwrap()
+                .remove("exposure");
+        }));
+        assert!(!broken(&|c| c["mismatches"][2]["exposure"] = json!("leak")));
+        assert!(!broken(&|c| c["mismatches"][0]["kind"] = json!("interop")));
+        assert!(!broken(&|c| c["mismatches"][1]["kind"] = json!("safety")));
+        assert!(!broken(&|c| c["exposures"] = json!(["leak"])));
+        assert!(!broken(&|c| c["failure_kind"] = json!("safety")));
     }
 
     #[test]
@@ -1375,7 +1557,7 @@ mod tests {
         let junit = junit(&f.report(&[])).unwrap();
         assert!(
             junit.contains(
-                "message=\"UNSAFE: step 1 (call skill_run_script): call outcome: expected error invalid_path, actual success\""
+                "message=\"UNSAFE (outside-content): step 1 (call skill_run_script): later, step 2 (`read`): canary `SKILLSPEC_CANARY_X` in the result: expected absent, actual present\""
             ),
             "{junit}"
         );
@@ -1383,6 +1565,104 @@ mod tests {
             junit.contains("message=\"DIFFERENT: step 1 (call skill_run_script): error code:"),
             "{junit}"
         );
+    }
+
+    #[test]
+    fn junit_says_permissive_too() {
+        let f = Fixture::new();
+        let junit = junit(&f.report(&[])).unwrap();
+        assert!(
+            junit.contains(
+                "message=\"PERMISSIVE: step 1 (call skill_run_script): call outcome: expected error invalid_path, actual success\""
+            ),
+            "{junit}"
+        );
+    }
+
+    /// The headline follows the worst kind, listed as known or not; only what is not listed
+    /// makes the run fail.
+    #[test]
+    fn the_result_word_follows_the_worst_kind_known_or_not() {
+        let f = Fixture::new();
+        let word = |r: &RunReport| result_word(r, &r.conformance());
+        let every_failure = [
+            "r.unsafe",
+            "r.different",
+            "run.a",
+            "run.b",
+            "t.should",
+            "r.permissive",
+        ];
+        let mut all_known = f.report(&every_failure);
+        all_known.results.retain(|(c, _)| c.id != "pr.left");
+        // Nothing left that fails the run, and yet it is no "ok".
+        assert!(all_known.cases().all(|r| !r.verdict.is_bad()));
+        assert_eq!(word(&all_known), "UNSAFE");
+        let text = summary_text(&all_known);
+        assert!(
+            text.contains("\nresult: UNSAFE. 1 unsafe (1 of them listed as known); 1 permissive (1 of them listed as known);"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "\nread: 3 known failures (1 of them unsafe, 1 permissive); MUST 1/4 passed\n"
+            ),
+            "{text}"
+        );
+        let mut r = all_known.clone();
+        r.results.retain(|(c, _)| c.id != "r.unsafe");
+        assert_eq!(word(&r), "PERMISSIVE");
+        r.results.retain(|(c, _)| c.id != "r.permissive");
+        assert_eq!(word(&r), "ok");
+        let mut r = f.report(&[]);
+        r.results
+            .retain(|(c, _)| c.id != "r.unsafe" && c.id != "r.permissive");
+        assert_eq!(word(&r), "FAILED");
+    }
+
+    #[test]
+    fn an_area_not_judged_says_why_in_short() {
+        let f = Fixture::new();
+        let c = f.report(&[]).conformance();
+        let short = |area: &str| c.areas[area].short();
+        assert_eq!(
+            short("run").as_deref(),
+            Some("not implemented: skill_run_script missing")
+        );
+        assert_eq!(
+            short("policy").as_deref(),
+            Some("unsupported (needs tool-allowlist)")
+        );
+        assert_eq!(short("prompt").as_deref(), Some("not run"));
+        assert_eq!(short("read"), None);
+        assert_eq!(short("discovery"), None);
+    }
+
+    #[test]
+    fn a_failure_says_its_kind_exposures_and_each_check() {
+        let f = Fixture::new();
+        let r = f.report(&[]);
+        let (case, outcome) = r.results.iter().find(|(c, _)| c.id == "r.unsafe").unwrap();
+        let text = describe(case, outcome);
+        for want in [
+            "FAIL r.unsafe\n  UNSAFE: the run shows a boundary crossed\n  exposure outside-content: content the model must never see reached it\n  s.\n",
+            "  [different] error code:\n    expected: x\n    actual:   y\n",
+            "  [permissive] call outcome:\n    expected: error invalid_path\n",
+            "  [unsafe: outside-content] later, step 2 (`read`): canary `SKILLSPEC_CANARY_X` in the result:\n    expected: absent\n    actual:   present\n",
+        ] {
+            assert!(text.contains(want), "missing {want:?} in\n{text}");
+        }
+        let (case, outcome) = r
+            .results
+            .iter()
+            .find(|(c, _)| c.id == "r.permissive")
+            .unwrap();
+        let text = describe(case, outcome);
+        assert!(
+            text.starts_with("FAIL r.permissive\n  PERMISSIVE: accepted what the specification requires refused; no crossing shown\n  s.\n"),
+            "{text}"
+        );
+        assert!(!text.contains("exposure"), "{text}");
     }
 
     #[test]

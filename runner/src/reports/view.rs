@@ -114,6 +114,18 @@ impl ReportView {
             .collect()
     }
 
+    /// The failed cases the reports list under `kind`, in report order: the unsafe ones listed
+    /// as known or not (a listed crossing is still a crossing), the others only when not listed.
+    pub fn listed(&self, kind: FailureKind) -> Vec<CaseResult<'_>> {
+        self.cases()
+            .filter(|r| {
+                r.kind() == Some(kind)
+                    && (r.verdict == Verdict::Failed
+                        || (kind == FailureKind::Unsafe && r.verdict == Verdict::KnownFailure))
+            })
+            .collect()
+    }
+
     /// Errors, cases not run and known failures that passed, in report order.
     pub fn other_problems(&self) -> Vec<CaseResult<'_>> {
         self.cases()
@@ -146,8 +158,9 @@ mod tests {
             {"id": "b", "file": "f", "line": 1, "area": "read", "clauses": ["read.path.segments"],
              "status": "fail", "verdict": "fail", "duration_ms": 0, "step": 1, "step_line": 3,
              "step_label": "read", "mismatches": [
-                {"what": "x", "expected": "1", "actual": "2", "kind": "interop"},
-                {"what": "y", "expected": "1", "actual": "2", "kind": "safety"}]},
+                {"what": "x", "expected": "1", "actual": "2", "kind": "different"},
+                {"what": "y", "expected": "1", "actual": "2", "kind": "unsafe",
+                 "exposure": "code-ran"}]},
         ]));
         let r = ReportView::from_json("r", &v).expect("reads");
         let read = &r.conformance.areas["read"];
@@ -160,7 +173,7 @@ mod tests {
         assert_eq!(r.failures(FailureKind::Unsafe).len(), 1);
         assert!(r
             .result()
-            .starts_with("result: FAILED. 1 unsafe; 0 safe but different;"));
+            .starts_with("result: UNSAFE. 1 unsafe; 0 permissive; 0 safe but different;"));
     }
 
     #[test]
@@ -179,15 +192,30 @@ mod tests {
     }
 
     #[test]
-    fn a_mismatch_without_kind_is_refused_with_the_reason() {
-        let v = report(json!([{"id": "b", "file": "f", "line": 1, "area": "read",
-            "clauses": [], "status": "fail", "verdict": "fail", "duration_ms": 0,
-            "mismatches": [{"what": "x", "expected": "1", "actual": "2"}]}]));
-        let e = ReportView::from_json("old.json", &v).expect_err("no kind");
-        assert!(
-            e.starts_with("old.json: case 1 (`b`): a mismatch has no `kind`")
-                && e.contains("older than safety/interop verdicts"),
-            "{e}"
-        );
+    fn a_mismatch_of_an_older_runner_is_refused_with_the_reason() {
+        let failing = |mismatch: Value| {
+            report(json!([{"id": "b", "file": "f", "line": 1, "area": "read",
+                "clauses": [], "status": "fail", "verdict": "fail", "duration_ms": 0,
+                "mismatches": [mismatch]}]))
+        };
+        for old in [
+            json!({"what": "x", "expected": "1", "actual": "2"}),
+            json!({"what": "x", "expected": "1", "actual": "2", "kind": "safety"}),
+            json!({"what": "x", "expected": "1", "actual": "2", "kind": "interop"}),
+        ] {
+            let e = ReportView::from_json("old.json", &failing(old)).expect_err("old kinds");
+            assert!(
+                e.starts_with("old.json: case 1 (`b`): a mismatch has no `kind` of unsafe, permissive or different")
+                    && e.contains("older than these verdicts; run the suite again"),
+                "{e}"
+            );
+        }
+        let bare = json!({"what": "x", "expected": "1", "actual": "2", "kind": "unsafe"});
+        let e = ReportView::from_json("r.json", &failing(bare)).expect_err("no exposure");
+        assert!(e.contains("an unsafe mismatch has no `exposure`"), "{e}");
+        let unknown = json!({"what": "x", "expected": "1", "actual": "2", "kind": "unsafe",
+                             "exposure": "leak"});
+        let e = ReportView::from_json("r.json", &failing(unknown)).expect_err("bad exposure");
+        assert!(e.contains("exposure `leak` is not one of"), "{e}");
     }
 }
