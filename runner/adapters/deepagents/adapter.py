@@ -12,14 +12,18 @@ script puts deepagents into a venv under ~/.cache/skillspec/adapters/deepagents/
     skillspec run --adapter "$HOME/.cache/skillspec/adapters/deepagents/venv/bin/python \
         runner/adapters/deepagents/adapter.py"
 
-The adapter translates; it adds no behaviour: deepagents has no (skill, path) reading tool, so
-``skill_read_reference {skill, path}`` is mapped onto the generic ``read_file`` with the path
-``<skills source>/<skill>/<path>`` (README.md, "Why skill_read_reference is mapped"), and
-``skill_run_script`` is not mapped at all (it reaches the agent under its own name, which the
-agent does not know: ``unknown_tool``).
+The adapter translates; it adds no behaviour. deepagents offers no skill tool, so ``tools`` is
+exactly the names bound to the model call. Its skills are read the way its skills prompt tells
+the model to: ``read_file`` on the path the skill list shows. So ``skill_read_reference {skill,
+path}`` of a skill deepagents lists becomes ``read_file(file_path=<listed SKILL.md's directory>
+joined with <path>)``; any other call of it (no skill listed under that id, arguments not an
+object) reaches the agent under its own name, which the agent does not know: ``unknown_tool``
+(README.md, "How skill_read_reference is translated"). ``skill_run_script`` is never
+translated.
 """
 
 import os
+import posixpath
 import resource
 import sys
 from pathlib import PurePosixPath
@@ -248,11 +252,31 @@ class DeepAgents(kit.Runtime):
         return loaded
 
     def tools(self):
+        # Exactly what the agent binds to the model call: deepagents has no skill tool, and its
+        # read_file (offered with or without skills) reaches the whole backend.
         _, calls = self._turn()
-        offered = list(calls[-1]["tools"])
-        if self.source is not None and READ_TOOL in offered:
-            offered.append(MAPPED_READ)
-        return offered
+        return list(calls[-1]["tools"])
+
+    def listed_skills(self):
+        """The skills the thread's skill list holds (what the prompt shows, skills.py
+        _format_skills_list): [(id, SKILL.md path as shown)], id = the directory's name."""
+        if self.source is None:
+            return []
+        metas = self.agent.get_state(THREAD).values.get("skills_metadata") or []
+        return [(PurePosixPath(m["path"]).parent.name, m["path"]) for m in metas]
+
+    def skill_file_path(self, skill, path):
+        """The file_path a model following deepagents' skills prompt passes to read_file for
+        (skill, path): the directory of the SKILL.md path the skill list shows, joined with
+        ``path`` as POSIX joins paths (an absolute path names itself; nothing is normalised:
+        read_file's validate_path and the backend judge the result). None when no listed
+        skill has that id (the model has no path for it) or either is not text."""
+        if not isinstance(skill, str) or not isinstance(path, str):
+            return None
+        for skill_id, shown in self.listed_skills():
+            if skill_id == skill:
+                return posixpath.join(posixpath.dirname(shown), path)
+        return None
 
     def prompt(self):
         _, calls = self._turn()
@@ -277,20 +301,15 @@ class DeepAgents(kit.Runtime):
     def _call(self, tool, args):
         self.calls_made = getattr(self, "calls_made", 0) + 1
         call_id = "call-%d" % self.calls_made
-        mapped = tool == MAPPED_READ and self.source is not None
-        name = READ_TOOL if mapped else tool
-        if isinstance(args, dict):
-            call_args = dict(args)
-            if mapped:
-                skill, path = call_args.pop("skill", None), call_args.pop("path", None)
-                if isinstance(skill, str) and isinstance(path, str):
-                    call_args["file_path"] = "%s/%s/%s" % (self.source.rstrip("/"), skill, path)
+        name, call_args = self._translate(tool, args)
+        mapped = name == READ_TOOL and tool == MAPPED_READ
+        if isinstance(call_args, dict):
             answer = AIMessage(content="", tool_calls=[{"name": name, "args": call_args, "id": call_id}])
         else:
             # What a provider integration produces for arguments that are not a JSON object.
             import json
             answer = AIMessage(content="", invalid_tool_calls=[{
-                "name": name, "args": json.dumps(args), "id": call_id, "error": "arguments are not an object",
+                "name": name, "args": json.dumps(call_args), "id": call_id, "error": "arguments are not an object",
                 "type": "invalid_tool_call"}])
         try:
             out, calls = self._turn(answer)
@@ -309,6 +328,24 @@ class DeepAgents(kit.Runtime):
         if mapped:
             return kit.ok({"skill": args.get("skill"), "path": args.get("path"), "content": self._read_content(message)})
         return kit.ok({"content": self._content_text(message)})
+
+    def _translate(self, tool, args):
+        """(tool name, arguments) the scripted model sends for the step's call. Only a
+        skill_read_reference of a listed skill becomes read_file (README.md); its other keys pass
+        on unchanged, a `path` that is not text is passed as file_path as it is (langchain's
+        schema check judges it), a missing one stays missing."""
+        if tool != MAPPED_READ or not isinstance(args, dict):
+            return tool, args
+        skill, path = args.get("skill"), args.get("path")
+        listed = isinstance(skill, str) and any(i == skill for i, _ in self.listed_skills())
+        if not listed:
+            return tool, args
+        call_args = {k: v for k, v in args.items() if k not in ("skill", "path")}
+        if isinstance(path, str):
+            call_args["file_path"] = self.skill_file_path(skill, path)
+        elif "path" in args:
+            call_args["file_path"] = path
+        return READ_TOOL, call_args
 
     @staticmethod
     def _content_text(message) -> str:
@@ -343,7 +380,10 @@ class DeepAgents(kit.Runtime):
             return ""
         lines = text.split("\n")
         header = next((i for i, line in enumerate(lines) if line.startswith("@@ ") and line.endswith(" @@")), None)
-        if header is None:
+        if header is None or header > 0 or " | " in lines[header]:
+            # No line view, or one with notices above its header or more than a line range in it
+            # (a result cut at read_file's 80,000 characters, a page of a longer file): reported
+            # as the model gets it, notices and header included.
             return text
         body = "\n".join(lines[header + 1 :])
         if raw_text is not None and raw_text in (body + "\n", body):

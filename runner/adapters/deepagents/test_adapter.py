@@ -75,9 +75,16 @@ class Translation(unittest.TestCase):
         self.start(self.root + "/skills")
         self.assertEqual(self.read("references/missing.md")["error"]["code"], "not_found")
         self.assertEqual(self.read("../alpha/SKILL.md")["error"]["code"], "invalid_path")
+        # A listed skill with a path that is not text, or none: langchain's schema check refuses.
+        self.assertEqual(self.read(5)["error"]["code"], "invalid_args")
+        missing = self.rt.call("skill_read_reference", {"skill": "alpha"})
+        self.assertEqual(missing["error"]["code"], "invalid_args")
+        self.assertIn("file_path", missing["error"]["message"])
+        # No listed skill to translate for (a skill that is not text, arguments that are not an
+        # object): the call reaches the agent as it is, under a name the agent does not know.
         bad = self.rt.call("skill_read_reference", {"skill": 1, "path": "SKILL.md"})
-        self.assertEqual(bad["error"]["code"], "invalid_args")
-        self.assertEqual(self.rt.call("skill_read_reference", ["alpha", "SKILL.md"])["error"]["code"], "invalid_args")
+        self.assertEqual(bad["error"]["code"], "unknown_tool")
+        self.assertEqual(self.rt.call("skill_read_reference", ["alpha", "SKILL.md"])["error"]["code"], "unknown_tool")
         run = self.rt.call("skill_run_script", {"skill": "alpha", "script": "scripts/x.py", "args": []})
         self.assertEqual(run["error"]["code"], "unknown_tool")
         self.assertEqual(self.rt.call("skill_run_script", "x")["error"]["code"], "unknown_tool")
@@ -90,12 +97,53 @@ class Translation(unittest.TestCase):
         self.assertEqual(text, baseline)
         self.assertEqual(self.read("SKILL.md")["error"]["code"], "unknown_tool")
 
-    def test_root_set_offers_the_mapped_tool_and_lists_the_skill(self):
+    def test_tools_are_exactly_what_the_agent_binds(self):
+        # deepagents has no skill tool: `tools` is the names bound to the model call, root or not.
         self.start(self.root + "/skills")
-        self.assertIn("skill_read_reference", self.rt.tools())
+        offered = self.rt.tools()
+        self.assertEqual(offered, list(self.rt.model.calls[-1]["tools"]))
+        self.assertNotIn("skill_read_reference", offered)
         text, baseline = self.rt.prompt()
         self.assertIn("/skills/alpha/SKILL.md", text)
         self.assertNotIn("alpha", baseline)
+
+    def test_empty_or_missing_root_offers_the_same_tools(self):
+        for root in (self.root + "/empty", self.root + "/nowhere"):
+            os.makedirs(self.root + "/empty", exist_ok=True)
+            self.start(root)
+            self.assertNotIn("skill_read_reference", self.rt.tools())
+            # No skill is listed, so there is no skill path to read: the agent's own answer.
+            result = self.read("SKILL.md")
+            self.assertEqual(result["error"]["code"], "unknown_tool")
+            self.assertIn("not a valid tool", result["error"]["message"])
+            self.rt.end_case()
+
+    def test_unlisted_skill_is_not_translated(self):
+        write(self.root, "skills/unlisted/notes.md", "no SKILL.md, so deepagents lists no skill here\n")
+        self.start(self.root + "/skills")
+        result = self.read("notes.md", skill="unlisted")
+        self.assertEqual(result["error"]["code"], "unknown_tool")
+        self.assertIn("not a valid tool", result["error"]["message"])
+
+    def test_path_joins_the_listed_directory_as_a_path(self):
+        # The listed SKILL.md's directory joined with the path as POSIX joins paths: an absolute
+        # path names itself (deepagents then looks for /SKILL.md at the backend root).
+        self.start(self.root + "/skills")
+        self.assertEqual(self.rt.skill_file_path("alpha", "references/nl.md"), "/skills/alpha/references/nl.md")
+        self.assertEqual(self.rt.skill_file_path("alpha", "/SKILL.md"), "/SKILL.md")
+        self.assertEqual(self.rt.skill_file_path("alpha", "./SKILL.md"), "/skills/alpha/./SKILL.md")
+        self.assertIsNone(self.rt.skill_file_path("nobody", "SKILL.md"))
+        absolute = self.read("/SKILL.md")
+        self.assertEqual(absolute["error"]["code"], "not_found")
+        self.assertIn("'/SKILL.md' not found", absolute["error"]["message"])
+
+    def test_truncated_read_is_reported_as_the_model_gets_it(self):
+        write(self.root, "skills/alpha/references/big.txt", "a" * 262145)
+        self.start(self.root + "/skills")
+        content = self.read("references/big.txt")["value"]["content"]
+        self.assertTrue(content.startswith("[Output was truncated due to size limits."), content[:80])
+        self.assertIn("@@ lines 1-1 of 1 | truncated mid-line |", content)
+        self.assertLessEqual(len(content), 80000)
 
     def test_messages_do_not_name_the_temporary_root(self):
         os.symlink("/dev/zero", os.path.join(self.root, "skills/alpha/references/zero.md"))

@@ -183,17 +183,28 @@ class Hermes(kit.Runtime):
             # skills_list names a skill by its frontmatter name; skill_view(name) resolves that
             # name to the skill's directory (`skill_dir`), whose name is the suite's id.
             view = json.loads(self.skills_tool.skill_view(name))
-            if view.get("success") and isinstance(view.get("skill_dir"), str):
-                entry["id"] = sendable(os.path.basename(view["skill_dir"]))
-                entry["body"] = sendable(view.get("content"))
-                entry["skill_dir"] = sendable(view["skill_dir"])
-            else:
-                # hermes lists the skill but cannot load it (two skill directories match its
-                # name): it has no directory to report, so the id is the name it lists.
-                entry["id"] = entry["name"]
-                entry["hermes_view_error"] = sendable(view.get("error"))
+            if not (view.get("success") and isinstance(view.get("skill_dir"), str)):
+                # hermes lists the name but refuses to load it (several skill directories match
+                # it: "Ambiguous skill name ...", or its SKILL.md cannot be read): the model can
+                # load no guide by it, so none is reported; hermes's refusal goes to stderr.
+                print("hermes adapter: %r listed but not loaded: %s" % (name, view.get("error")), file=sys.stderr)
+                continue
+            entry["id"] = self._resolvable_id(name, view["skill_dir"])
+            entry["body"] = sendable(view.get("content"))
+            entry["skill_dir"] = sendable(view["skill_dir"])
             found.append(entry)
         return found
+
+    def _resolvable_id(self, name, skill_dir):
+        """The id this skill is loaded under: the name hermes resolves to it. That is its
+        directory's name (the suite's id) when skill_view resolves that name to this very
+        directory; when hermes refuses the directory name (another skill directory has it too:
+        "Ambiguous skill name"), the skill is reachable only by its listed frontmatter name."""
+        dir_name = os.path.basename(skill_dir)
+        by_dir = json.loads(self.skills_tool.skill_view(dir_name))
+        if by_dir.get("success") and by_dir.get("skill_dir") == skill_dir:
+            return sendable(dir_name)
+        return sendable(name if isinstance(name, str) else str(name))
 
     def offered(self):
         from toolsets import resolve_toolset
@@ -238,6 +249,11 @@ class Hermes(kit.Runtime):
             raise kit.AdapterError("hermes's skill_view answered a JSON value that is not an object: %r" % (raw,))
         if "error" in answer or not answer.get("success"):
             return ERRORS.error(sendable(str(answer.get("error"))))
+        if answer.get("is_binary") is True:
+            # skill_view's answer to a file that does not decode as UTF-8 (skills_tool.py
+            # skill_view, `except UnicodeDecodeError`): a notice instead of the file's content.
+            # Its `is_binary` flag is hermes's signal; the notice travels as the message.
+            return kit.error("not_text", message=sendable(str(answer.get("content"))))
         value = {
             "skill": answer.get("name"),
             "path": answer["file"] if "file" in answer else (args.get("path") if isinstance(args, dict) else None),

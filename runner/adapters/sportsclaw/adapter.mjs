@@ -55,7 +55,26 @@ process.env.HOME = home;
 process.on('exit', () => fs.rmSync(home, { recursive: true, force: true }));
 
 const { version } = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'));
-const { sportsclawEngine } = await import(pathToFileURL(path.join(installed, 'dist', 'engine.js')).href);
+const engineModule = (file) => import(pathToFileURL(path.join(installed, 'dist', file)).href);
+const { sportsclawEngine } = await engineModule('engine.js');
+const { getBuiltInSkillGuides } = await engineModule('prompts/built-in-guides.js');
+const { getInstalledVsAvailable } = await engineModule('schema.js');
+
+/**
+ * The guides of the skills root the prompt shows, in its order: the engine's own resolution
+ * (dist/prompts/system.js resolveSkillGuides, lines 253-266, not exported): built-in guides for
+ * the active skills (the turn's selected skills and the installed sports, as buildSystemPrompt
+ * gathers them, dist/engine.js:419,442), then the loaded disk guides, into one Map by id, so a
+ * later guide with an id already there replaces the earlier one in its place. Of the result,
+ * the disk guides (the objects `loadSkillGuides` returned) are the ones from the skills root.
+ */
+export function shownGuides(diskGuides, selectedSkills, installedSports) {
+  const byId = new Map();
+  for (const g of getBuiltInSkillGuides(new Set([...selectedSkills, ...installedSports]))) byId.set(g.id, g);
+  for (const g of diskGuides) byId.set(g.id, g);
+  const fromRoot = new Set(diskGuides);
+  return Array.from(byId.values()).filter((g) => fromRoot.has(g));
+}
 
 /** Replace this process's environment (the in-process runtime's) by `env`, keeping nothing else. */
 function setEnvironment(env) {
@@ -103,7 +122,11 @@ await kit.serve({
   discover() {
     // The engine scans only when it is constructed; a rescan is a new engine (a host restart).
     this.build();
-    return this.engine.skillGuides.map((g) => kit.loaded(g.id, g.name, g.description, g.body, 'legacy'));
+    // What the model is shown, not the loader's raw list: the prompt keeps one guide per id
+    // (the later one) and the engine uses no other copy (README.md, "Duplicate ids").
+    const { installed: sports } = getInstalledVsAvailable();
+    return shownGuides(this.engine.skillGuides, TURN.selectedSkills, sports)
+      .map((g) => kit.loaded(g.id, g.name, g.description, g.body, 'legacy'));
   },
 
   tools() {
