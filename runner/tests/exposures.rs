@@ -64,8 +64,7 @@ fn run(filter: &str) -> (Value, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(out.status.code(), Some(1), "{text}");
-    let r = std::fs::read_to_string(dir.path().join("r/report.json")).unwrap();
-    (serde_json::from_str(&r).unwrap(), text) // TODO(reports): validated_report once the schema has the kinds
+    (common::validated_report(&dir.path().join("r")), text)
 }
 
 fn case<'r>(report: &'r Value, id: &str) -> &'r Value {

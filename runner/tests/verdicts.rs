@@ -1,9 +1,9 @@
 //! Verdicts end to end: `skillspec run` against a runtime that fails in both ways
 //! (`tests/adapters/unsafe_reader.py`) reports its unsafe and its safe-but-different failures
-//! apart, in the terminal summary, in report.json (validated against its schema) and in
-//! junit.xml; an area whose tool is missing reads as not implemented; a process left behind is
-//! unsafe; and every `safety:` mark of the repository's cases turns a wrong value of the marked
-//! field into an unsafe failure. Each run uses a few small cases in its own temporary directory.
+//! apart from its permissive and its safe-but-different ones, in the terminal summary, in
+//! report.json (validated against its schema) and in junit.xml; an area whose tool is missing
+//! reads as not implemented; a process left behind is unsafe; and every `safety:` mark of the
+//! repository's cases turns a failed prompt check into an unsafe failure (prompt-forgery). Each run uses a few small cases in its own temporary directory.
 
 mod common;
 use common::bin;
@@ -61,12 +61,25 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
+/// The escape plants a canary in the file it reaches: only its content shows the crossing.
+const ESCAPE_CANARY: &str = "canaries:\n  SKILLSPEC_CANARY_VERDICTS_ESCAPE: outside-content\n";
+const ESCAPE_FILE: &str = "  skills/outside/secret.md: \"SKILLSPEC_CANARY_VERDICTS_ESCAPE\\n\"\n";
+
 fn write_cases(dir: &Path) {
     for (file, id, clauses, steps) in CASES {
         let path = dir.join(format!("cases/{file}.yaml"));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let (canary, extra) = match *id {
+            "read.escape-refused" => (ESCAPE_CANARY, ESCAPE_FILE),
+            // What would write the marker, had it run.
+            "run.unapproved-refused" => (
+                "",
+                "  skills/alpha/scripts/x.py: \"open('marker', 'w')\\n\"\n",
+            ),
+            _ => ("", ""),
+        };
         let text = format!(
-            "id: {id}\nsummary: A verdict test.\nclauses: [{clauses}]\n{TREE}steps:\n{steps}"
+            "id: {id}\nsummary: A verdict test.\nclauses: [{clauses}]\n{canary}{TREE}{extra}steps:\n{steps}"
         );
         std::fs::write(path, text).unwrap();
     }
@@ -114,7 +127,7 @@ fn unsafe_and_different_failures_are_reported_apart() {
     // Each failure says which kind it is, and each mismatch its kind.
     assert!(
         text.contains(
-            "FAIL read.escape-refused\n  UNSAFE: the runtime did what the specification forbids\n"
+            "FAIL read.escape-refused\n  UNSAFE: the run shows a boundary crossed\n  exposure outside-content: content the model must never see reached it\n"
         ),
         "{text}"
     );
@@ -124,24 +137,29 @@ fn unsafe_and_different_failures_are_reported_apart() {
         ),
         "{text}"
     );
-    assert!(text.contains("  [safety] call outcome:"), "{text}");
-    assert!(text.contains("  [interop] error code:"), "{text}");
+    assert!(text.contains("  [permissive] call outcome:"), "{text}");
     assert!(
-        text.contains("FAIL discovery.linked-skipped\n  UNSAFE"),
+        text.contains("  [unsafe: outside-content] canary `SKILLSPEC_CANARY_VERDICTS_ESCAPE`"),
+        "{text}"
+    );
+    assert!(text.contains("  [different] error code:"), "{text}");
+    assert!(
+        text.contains("FAIL discovery.linked-skipped\n  PERMISSIVE"),
         "{text}"
     );
     // The conformance statement: one line per area.
     for line in [
         "\ntools: conforms (MUST 1/1 passed)\n",
-        "\ndiscovery: 1 unsafe failure (MUST); MUST 0/1 passed\n",
+        "\ndiscovery: 1 permissive (MUST); MUST 0/1 passed\n",
         "\nread: 1 unsafe failure (MUST), 1 safe but different (MUST); MUST 0/2 passed\n",
         "\nrun: not implemented (skill_run_script missing in all 2 cases run)\n",
-        "\nresult: FAILED. 2 unsafe; 3 safe but different; 1 passed; 0 unsupported; 0 errored; 6 cases\n",
+        "\nresult: UNSAFE. 1 unsafe; 1 permissive; 3 safe but different; 1 passed; 0 unsupported; 0 errored; 6 cases\n",
     ] {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }
     let r = report_json(dir.path(), "r");
-    assert_eq!(r["conformance"]["unsafe"], 2);
+    assert_eq!(r["conformance"]["unsafe"], 1);
+    assert_eq!(r["conformance"]["permissive"], 1);
     assert_eq!(r["conformance"]["different"], 3);
     let read = &r["conformance"]["areas"]["read"];
     assert_eq!(read["MUST"]["unsafe"], 1);
@@ -154,10 +172,13 @@ fn unsafe_and_different_failures_are_reported_apart() {
     let escape = case(&r, "read.escape-refused");
     assert_eq!(escape["failure_kind"], "unsafe");
     assert_eq!(escape["level"], "MUST");
-    assert_eq!(escape["mismatches"][0]["kind"], "safety");
+    assert_eq!(escape["mismatches"][0]["kind"], "permissive");
+    assert_eq!(escape["mismatches"][1]["kind"], "unsafe");
+    assert_eq!(escape["mismatches"][1]["exposure"], "outside-content");
+    assert_eq!(escape["exposures"], serde_json::json!(["outside-content"]));
     let other = case(&r, "read.backslash-refused");
     assert_eq!(other["failure_kind"], "different");
-    assert_eq!(other["mismatches"][0]["kind"], "interop");
+    assert_eq!(other["mismatches"][0]["kind"], "different");
     assert!(case(&r, "tools.read-offered").get("failure_kind").is_none());
     // The refusal expected with a marker that must stay absent: the marker is absent, so the
     // missing tool alone explains the failure.
@@ -169,7 +190,7 @@ fn unsafe_and_different_failures_are_reported_apart() {
     let junit = std::fs::read_to_string(dir.path().join("r/junit.xml")).unwrap();
     assert!(
         junit.contains(
-            "<failure message=\"UNSAFE: step 1 (call skill_read_reference): call outcome:"
+            "<failure message=\"UNSAFE (outside-content): step 1 (call skill_read_reference): canary `SKILLSPEC_CANARY_VERDICTS_ESCAPE`"
         ),
         "{junit}"
     );
@@ -191,7 +212,7 @@ fn unsafe_and_different_failures_are_reported_apart() {
     );
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains("result: FAILED. 2 unsafe (1 of them listed as known); 3 safe but different (1 of them listed as known);"),
+        text.contains("result: UNSAFE. 1 unsafe (1 of them listed as known); 1 permissive; 3 safe but different (1 of them listed as known);"),
         "{text}"
     );
     assert!(
@@ -199,7 +220,7 @@ fn unsafe_and_different_failures_are_reported_apart() {
         "{text}"
     );
     let k = report_json(dir.path(), "k");
-    assert_eq!(k["conformance"]["unsafe"], 2);
+    assert_eq!(k["conformance"]["unsafe"], 1);
     assert_eq!(k["conformance"]["areas"]["read"]["MUST"]["unsafe"], 0);
     assert_eq!(
         k["conformance"]["areas"]["read"]["MUST"]["known_failures"],
@@ -209,7 +230,7 @@ fn unsafe_and_different_failures_are_reported_apart() {
     assert_eq!(case(&k, "read.escape-refused")["failure_kind"], "unsafe");
 }
 
-/// A process left running in the case root is a safety mismatch: the case fails unsafely even
+/// A process left running in the case root is unsafe (`process-outlived`): the case fails even
 /// though every answer was right.
 #[test]
 fn a_process_left_behind_is_unsafe() {
@@ -233,7 +254,8 @@ fn a_process_left_behind_is_unsafe() {
     let r = report_json(dir.path(), "r");
     let leak = case(&r, "tools.leak");
     assert_eq!(leak["failure_kind"], "unsafe");
-    assert_eq!(leak["mismatches"][0]["kind"], "safety");
+    assert_eq!(leak["mismatches"][0]["kind"], "unsafe");
+    assert_eq!(leak["mismatches"][0]["exposure"], "process-outlived");
     assert!(
         leak["mismatches"][0]["what"]
             .as_str()
@@ -243,12 +265,12 @@ fn a_process_left_behind_is_unsafe() {
     );
 }
 
-/// Every `safety:` mark of `spec-cases/` is effective: with the marked field's expected value
-/// changed into one the reference cannot meet, the case fails *unsafely*; with an unmarked field
-/// changed instead (where the step has one), it fails *differently*.
+/// Every `safety:` mark of `spec-cases/` is effective: with the marked prompt check changed into
+/// one the reference cannot meet, the case fails *unsafely*, as a forged prompt line; and every
+/// scanned canary of the suite, put into a result, makes its case unsafe with its exposure.
 #[test]
-fn every_safety_mark_of_the_suite_makes_a_wrong_value_unsafe() {
-    use skillspec_runner::cases::expect::{Matcher, OutcomeExpect};
+fn every_mark_and_canary_of_the_suite_can_make_its_case_unsafe() {
+    use skillspec_runner::cases::expect::OutcomeExpect;
     use skillspec_runner::execution::{run_case, FailureKind, Status};
     use skillspec_runner::implementations::reference::Reference;
 
@@ -256,18 +278,15 @@ fn every_safety_mark_of_the_suite_makes_a_wrong_value_unsafe() {
     let mut marked = Vec::new();
     for case in &suite.cases {
         for (i, step) in case.steps.iter().enumerate() {
-            let marks = match &step.expect.outcome {
-                Some(OutcomeExpect::Call(c)) => &c.safety,
-                Some(OutcomeExpect::Prompt(p)) => &p.safety,
-                _ => continue,
-            };
-            if !marks.is_empty() {
-                marked.push((case, i));
+            if let Some(OutcomeExpect::Prompt(p)) = &step.expect.outcome {
+                if !p.safety.is_empty() {
+                    marked.push((case, i));
+                }
             }
         }
     }
-    assert!(marked.len() >= 15, "{} marked steps", marked.len());
-    let kind_of = |case: &skillspec_runner::cases::Case| match run_case(
+    assert!(marked.len() >= 2, "{} marked steps", marked.len());
+    let run = |case: &skillspec_runner::cases::Case| match run_case(
         case,
         &mut Reference::default(),
         &opts,
@@ -275,35 +294,31 @@ fn every_safety_mark_of_the_suite_makes_a_wrong_value_unsafe() {
     )
     .status
     {
-        Status::Fail(f) => Some(f.kind()),
+        Status::Fail(f) => Some((f.kind(), f.exposures())),
         _ => None,
     };
     for (case, i) in marked {
         let mut wrong = case.clone();
-        // Later steps are dropped: the changed step is the last one reached.
         wrong.steps.truncate(i + 1);
-        let mut plain = wrong.clone();
-        match &mut wrong.steps[i].expect.outcome {
-            Some(OutcomeExpect::Call(c)) => {
-                let fields = c.ok.as_mut().expect("marks in this suite are on successes");
-                for mark in &c.safety {
-                    fields.insert(mark.clone(), Matcher::Exact("\u{1}mutant".into()));
-                }
-            }
-            Some(OutcomeExpect::Prompt(p)) => {
-                assert_eq!(p.safety, ["not_contains"], "{}", case.id);
-                p.not_contains.push(String::new());
-            }
-            _ => unreachable!(),
-        }
-        assert_eq!(kind_of(&wrong), Some(FailureKind::Unsafe), "{}", case.id);
-        if let Some(OutcomeExpect::Call(c)) = &mut plain.steps[i].expect.outcome {
-            let fields = c.ok.as_mut().expect("a success");
-            let unmarked = fields.keys().find(|k| !c.safety.contains(k)).cloned();
-            if let Some(k) = unmarked {
-                fields.insert(k, Matcher::Exact("\u{1}mutant".into()));
-                assert_eq!(kind_of(&plain), Some(FailureKind::Different), "{}", case.id);
-            }
-        }
+        let Some(OutcomeExpect::Prompt(p)) = &mut wrong.steps[i].expect.outcome else {
+            unreachable!()
+        };
+        // The empty text occurs in every prompt: the marked check fails.
+        assert!(p.safety.get("not_contains").is_some(), "{}", case.id);
+        p.not_contains.push(String::new());
+        let (kind, exposures) = run(&wrong).unwrap_or_else(|| panic!("{} passed", case.id));
+        assert_eq!(kind, FailureKind::Unsafe, "{}", case.id);
+        assert_eq!(
+            exposures.iter().map(|e| e.word()).collect::<Vec<_>>(),
+            ["prompt-forgery"],
+            "{}",
+            case.id
+        );
     }
+    let scanned: usize = suite
+        .cases
+        .iter()
+        .map(|c| c.canaries.iter().filter(|(_, e)| e.scanned()).count())
+        .sum();
+    assert!(scanned >= 150, "{scanned} scanned canaries");
 }

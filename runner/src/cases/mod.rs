@@ -542,22 +542,24 @@ fn check_observables(
         if let Some(files) = &s.expect.files {
             absent.extend(files.absent.iter().map(|p| (s.line, p.clone())));
         }
-        let (safety, texts): (&exposure::Marks, Box<dyn Fn(&str) -> Vec<String>>) =
-            match &s.expect.outcome {
-                Some(O::Prompt(p)) => (
-                    &p.safety,
-                    Box::new(|check: &str| match check {
+        match &s.expect.outcome {
+            Some(O::Prompt(p)) => {
+                for (check, e) in &p.safety.0 {
+                    let texts = match check.as_str() {
                         "contains" => p.contains.clone(),
                         "not_contains" => p.not_contains.clone(),
                         "occurrences" => p.occurrences.keys().cloned().collect(),
                         _ => Vec::new(),
-                    }),
-                ),
-                Some(O::Call(c)) => (&c.safety, Box::new(|_: &str| Vec::new())),
-                _ => continue,
-            };
-        for (check, e) in &safety.0 {
-            marks.push((s.line, check.clone(), *e, texts(check)));
+                    };
+                    marks.push((s.line, check.clone(), *e, texts));
+                }
+            }
+            Some(O::Call(c)) => {
+                for (check, e) in &c.safety.0 {
+                    marks.push((s.line, check.clone(), *e, Vec::new()));
+                }
+            }
+            _ => {}
         }
     }
     let observed = exposure::Observed {

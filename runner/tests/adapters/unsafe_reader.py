@@ -2,10 +2,15 @@
 
 It offers only `skill_read_reference` (so `skill_run_script` answers `unknown_tool`: not
 implemented); its discovery also loads a guide `linked` it must skip (unsafe); its read returns
-any path that mentions `outside` (unsafe) and answers every other read `not_found`, whatever the
+the file of any path that mentions `outside`, `..` included (unsafe where the file holds a
+canary), and answers every other read `not_found`, whatever the
 specified refusal (safe, but different). Standard library only.
 """
+import os
+
 import proto
+
+state = {}
 
 
 def guide(skill_id):
@@ -28,8 +33,14 @@ def result(step):
             return {"ok": False, "error": {"code": "unknown_tool"}}
         path = str(args.get("path", ""))
         if "outside" in path:
+            full = os.path.join(state["root"], "skills", str(args.get("skill")), path)
+            try:
+                with open(full, encoding="utf-8") as f:
+                    content = f.read()
+            except OSError:
+                content = "secret\n"
             return {"ok": True, "value": {"skill": args.get("skill"), "path": path,
-                                          "content": "secret\n"}}
+                                          "content": content}}
         return {"ok": False, "error": {"code": "not_found"}}
     return {}
 
@@ -39,6 +50,9 @@ for request in proto.requests():
         break
     if request["type"] == "start":
         proto.send(proto.started(name="unsafe-reader"))
+    elif request["type"] == "case_start":
+        state["root"] = request["root"]
+        proto.send(proto.answer(request))
     elif request["type"] == "step":
         proto.send({"type": "step_result", "seq": request["seq"], "index": request["index"],
                     "result": result(request["step"])})
