@@ -11,6 +11,7 @@ pub mod clauses;
 pub mod expect;
 pub mod features;
 pub mod fixture;
+pub mod refusal;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -545,7 +545,9 @@ fn drive_steps(
                 let outcome = imp.step(index, wire).map_err(StepError::Impl)?;
                 if let Some(expect) = &step.expect.outcome {
                     let skip_report = imp.info().features.contains(&Feature::SkipReport);
-                    let expect = expect.with_root(&root.to_string_lossy());
+                    let expect = expect
+                        .with_root(&root.to_string_lossy())
+                        .with_native_names(&imp.info().tool_names);
                     mismatches.extend(check_outcome(&expect, wire, &outcome, skip_report));
                 }
             }
