@@ -488,3 +488,108 @@ impl StepOutcome {
         v.unwrap_or(Value::Null)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn started(implementation: Value) -> Result<Response, serde_json::Error> {
+        serde_json::from_value(
+            serde_json::json!({"type": "started", "protocol_version": 2, "implementation": implementation}),
+        )
+    }
+
+    #[test]
+    fn tool_names_are_read_and_checked() {
+        let Response::Started { implementation, .. } = started(serde_json::json!({
+            "name": "acme", "version": "1",
+            "tool_names": {"skill_read_reference": "read_skill_resource"}
+        }))
+        .unwrap() else {
+            panic!("a started message")
+        };
+        assert_eq!(
+            implementation.tool_names,
+            BTreeMap::from([("skill_read_reference".into(), "read_skill_resource".into())])
+        );
+        // Carried into report.json, and read back from it.
+        let v = serde_json::to_value(&implementation).unwrap();
+        assert_eq!(v["tool_names"]["skill_read_reference"], "read_skill_resource");
+        assert_eq!(serde_json::from_value::<ImplInfo>(v).unwrap(), implementation);
+        // Absent: nothing written.
+        let plain = ImplInfo::default();
+        assert!(serde_json::to_value(&plain).unwrap().get("tool_names").is_none());
+        for (names, words) in [
+            (serde_json::json!({"read_file": "x"}), "\"read_file\" is not a tool"),
+            (serde_json::json!({"skill_run_script": ""}), "1 to 256 bytes"),
+            (serde_json::json!({"skill_run_script": "a b"}), "without spaces"),
+            (serde_json::json!({"skill_run_script": "x".repeat(257)}), "1 to 256 bytes"),
+            (serde_json::json!({"skill_run_script": 3}), "expected a string"),
+        ] {
+            let err = started(serde_json::json!({"name": "a", "version": "1", "tool_names": names}))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(words), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_schema_lists_the_spec_tools_as_tool_names() {
+        let f = crate::suite::file("protocol/response.schema.json").unwrap();
+        let schema: Value = serde_json::from_slice(f.bytes).unwrap();
+        let props = &schema["$defs"]["started"]["properties"]["implementation"]["properties"]
+            ["tool_names"]["properties"];
+        let listed: Vec<&str> = props.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut spec = crate::cases::clauses::SPEC_TOOLS.to_vec();
+        let mut listed_sorted = listed.clone();
+        spec.sort();
+        listed_sorted.sort();
+        assert_eq!(listed_sorted, spec);
+    }
+
+    #[test]
+    fn refusals_are_read_from_case_started_and_step_result() {
+        let r: Response = serde_json::from_value(serde_json::json!(
+            {"type": "case_started", "seq": 1, "refused": {"message": "no such directory"}}
+        ))
+        .unwrap();
+        assert_eq!(
+            r,
+            Response::CaseStarted {
+                seq: 1,
+                refused: Some(Refusal {
+                    message: "no such directory".into()
+                })
+            }
+        );
+        let r: Response = serde_json::from_value(serde_json::json!(
+            {"type": "step_result", "seq": 1, "index": 0, "refused": {"message": "EMFILE"}}
+        ))
+        .unwrap();
+        let Response::StepResult {
+            result: None,
+            refused: Some(_),
+            ..
+        } = r
+        else {
+            panic!("a refused step: {r:?}")
+        };
+        // Only `message`, a string.
+        for bad in [
+            serde_json::json!({"message": 1}),
+            serde_json::json!({"message": "m", "code": "x"}),
+            serde_json::json!({}),
+        ] {
+            assert!(serde_json::from_value::<Response>(serde_json::json!(
+                {"type": "step_result", "seq": 1, "index": 0, "refused": bad}
+            ))
+            .is_err());
+        }
+        // The reference's server writes a refused outcome as `refused`, in place of `result`.
+        assert_eq!(
+            StepOutcome::Refused("m".into()).to_response_parts(),
+            (None, Some(Refusal { message: "m".into() }))
+        );
+        assert!(StepOutcome::NewTurn.to_response_parts().0.is_some());
+    }
+}
