@@ -1172,9 +1172,12 @@ impl Probe {
 
 /// The runtime's message of a `refused` answer (`case_started` or `step_result`), if it is one.
 fn refused_message(answer: &Value) -> Option<String> {
-    answer
-        .get("refused")
-        .map(|r| r.get("message").and_then(Value::as_str).unwrap_or("").to_owned())
+    answer.get("refused").map(|r| {
+        r.get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    })
 }
 
 impl Implementation for Probe {

@@ -12,7 +12,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const ALPHA: &str = "  skills/alpha/SKILL.md: \"---\\nname: alpha\\ndescription: first\\n---\\n\"\n";
+const ALPHA: &str =
+    "  skills/alpha/SKILL.md: \"---\\nname: alpha\\ndescription: first\\n---\\n\"\n";
 
 /// `(file, id, config and tree, steps)`.
 const CASES: &[(&str, &str, &str, &str)] = &[
@@ -121,12 +122,22 @@ fn an_honest_adapter_maps_names_and_reports_refusals() {
         "{filtered}"
     );
     // The native name of a tool the prompt must name is the name.
-    assert_eq!(case(&r, "honest.prompt-mentions-read")["status"], "pass", "{text}");
+    assert_eq!(
+        case(&r, "honest.prompt-mentions-read")["status"],
+        "pass",
+        "{text}"
+    );
     // Refusals: different, with the runtime's message; a refused scan loaded nothing.
     for (id, message) in [
-        ("honest.read-denied", "PermissionError: sandbox denied the read of '../x.md'"),
+        (
+            "honest.read-denied",
+            "PermissionError: sandbox denied the read of '../x.md'",
+        ),
         ("honest.fifo-aborts-scan", "OSError: scanner aborted: "),
-        ("honest.missing-root", "the runtime refused to start: FileNotFoundError: "),
+        (
+            "honest.missing-root",
+            "the runtime refused to start: FileNotFoundError: ",
+        ),
     ] {
         let c = case(&r, id);
         assert_eq!(c["status"], "fail", "{id}: {c}");
@@ -167,7 +178,11 @@ fn check_traffic(record: &Path, refused_case: &str) {
                 refused_seq = Some(m["seq"].clone());
             }
             if m["type"] == "step" {
-                assert_ne!(Some(&m["seq"]), refused_seq.as_ref(), "a step was sent: {m}");
+                assert_ne!(
+                    Some(&m["seq"]),
+                    refused_seq.as_ref(),
+                    "a step was sent: {m}"
+                );
             }
             continue;
         }
@@ -176,5 +191,8 @@ fn check_traffic(record: &Path, refused_case: &str) {
         refusals += usize::from(m.get("refused").is_some());
     }
     assert!(refused_seq.is_some());
-    assert_eq!(refusals, 4, "a refused start, two scans and a call:\n{text}");
+    assert_eq!(
+        refusals, 4,
+        "a refused start, two scans and a call:\n{text}"
+    );
 }

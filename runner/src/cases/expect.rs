@@ -265,7 +265,11 @@ impl PromptExpect {
         let (mut n, mut rest) = (0, prompt);
         while let Some(i) = rest.find(short).into_iter().chain(rest.find(long)).min() {
             let after = &rest[i..];
-            let len = if after.starts_with(long) { long.len() } else { short.len() };
+            let len = if after.starts_with(long) {
+                long.len()
+            } else {
+                short.len()
+            };
             n += 1;
             rest = &after[len..];
         }
@@ -276,7 +280,10 @@ impl PromptExpect {
     fn described(&self, text: &str) -> String {
         let case = show(&Value::from(text));
         match self.native.get(text) {
-            Some(n) => format!("{case} (or, by the adapter's tool names, {})", show(&Value::from(n.as_str()))),
+            Some(n) => format!(
+                "{case} (or, by the adapter's tool names, {})",
+                show(&Value::from(n.as_str()))
+            ),
             None => case,
         }
     }
@@ -1669,7 +1676,10 @@ mod tests {
             got[0].expected
         );
         // The spec's spelling is still found.
-        assert_eq!(judge_native(e, &[RUN_NATIVE], "call skill_run_script").len(), 1);
+        assert_eq!(
+            judge_native(e, &[RUN_NATIVE], "call skill_run_script").len(),
+            1
+        );
     }
 
     #[test]
@@ -1681,7 +1691,11 @@ mod tests {
         let native = "Read files with read_skill_resource(skill, path).";
         assert_eq!(judge_native(e.clone(), &[READ_NATIVE], native), []);
         assert_eq!(
-            judge_native(e.clone(), &[READ_NATIVE], "skill_read_reference(skill, path)"),
+            judge_native(
+                e.clone(),
+                &[READ_NATIVE],
+                "skill_read_reference(skill, path)"
+            ),
             []
         );
         assert_eq!(judge_native(e.clone(), &[], native).len(), 1);

@@ -77,7 +77,9 @@ pub fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cases::expect::{CallExpect, DiscoverExpect, ErrorExpect, PromptExpect, ToolsExpect};
+    use crate::cases::expect::{
+        CallExpect, DiscoverExpect, ErrorExpect, PromptExpect, ToolsExpect,
+    };
 
     fn call_step() -> WireStep {
         WireStep::Call {

@@ -483,7 +483,9 @@ impl StepOutcome {
             StepOutcome::Call(c) => serde_json::to_value(c),
             StepOutcome::NewTurn => Ok(Value::Object(Default::default())),
             StepOutcome::Select(r) => serde_json::to_value(r),
-            StepOutcome::Refused(message) => Ok(serde_json::json!({"refused": {"message": message}})),
+            StepOutcome::Refused(message) => {
+                Ok(serde_json::json!({"refused": {"message": message}}))
+            }
         };
         v.unwrap_or(Value::Null)
     }
@@ -514,21 +516,46 @@ mod tests {
         );
         // Carried into report.json, and read back from it.
         let v = serde_json::to_value(&implementation).unwrap();
-        assert_eq!(v["tool_names"]["skill_read_reference"], "read_skill_resource");
-        assert_eq!(serde_json::from_value::<ImplInfo>(v).unwrap(), implementation);
+        assert_eq!(
+            v["tool_names"]["skill_read_reference"],
+            "read_skill_resource"
+        );
+        assert_eq!(
+            serde_json::from_value::<ImplInfo>(v).unwrap(),
+            implementation
+        );
         // Absent: nothing written.
         let plain = ImplInfo::default();
-        assert!(serde_json::to_value(&plain).unwrap().get("tool_names").is_none());
+        assert!(serde_json::to_value(&plain)
+            .unwrap()
+            .get("tool_names")
+            .is_none());
         for (names, words) in [
-            (serde_json::json!({"read_file": "x"}), "\"read_file\" is not a tool"),
-            (serde_json::json!({"skill_run_script": ""}), "1 to 256 bytes"),
-            (serde_json::json!({"skill_run_script": "a b"}), "without spaces"),
-            (serde_json::json!({"skill_run_script": "x".repeat(257)}), "1 to 256 bytes"),
-            (serde_json::json!({"skill_run_script": 3}), "expected a string"),
+            (
+                serde_json::json!({"read_file": "x"}),
+                "\"read_file\" is not a tool",
+            ),
+            (
+                serde_json::json!({"skill_run_script": ""}),
+                "1 to 256 bytes",
+            ),
+            (
+                serde_json::json!({"skill_run_script": "a b"}),
+                "without spaces",
+            ),
+            (
+                serde_json::json!({"skill_run_script": "x".repeat(257)}),
+                "1 to 256 bytes",
+            ),
+            (
+                serde_json::json!({"skill_run_script": 3}),
+                "expected a string",
+            ),
         ] {
-            let err = started(serde_json::json!({"name": "a", "version": "1", "tool_names": names}))
-                .unwrap_err()
-                .to_string();
+            let err =
+                started(serde_json::json!({"name": "a", "version": "1", "tool_names": names}))
+                    .unwrap_err()
+                    .to_string();
             assert!(err.contains(words), "{err}");
         }
     }
@@ -539,7 +566,12 @@ mod tests {
         let schema: Value = serde_json::from_slice(f.bytes).unwrap();
         let props = &schema["$defs"]["started"]["properties"]["implementation"]["properties"]
             ["tool_names"]["properties"];
-        let listed: Vec<&str> = props.as_object().unwrap().keys().map(String::as_str).collect();
+        let listed: Vec<&str> = props
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         let mut spec = crate::cases::clauses::SPEC_TOOLS.to_vec();
         let mut listed_sorted = listed.clone();
         spec.sort();
@@ -588,7 +620,12 @@ mod tests {
         // The reference's server writes a refused outcome as `refused`, in place of `result`.
         assert_eq!(
             StepOutcome::Refused("m".into()).to_response_parts(),
-            (None, Some(Refusal { message: "m".into() }))
+            (
+                None,
+                Some(Refusal {
+                    message: "m".into()
+                })
+            )
         );
         assert!(StepOutcome::NewTurn.to_response_parts().0.is_some());
     }
