@@ -897,7 +897,12 @@ fn check_response(input: &[u8]) -> Result<(), String> {
     ensure(back == response, || {
         format!("round trip changed {response:?} into {back:?}")
     })?;
-    let Response::StepResult { result, .. } = response else {
+    // A refused step has no result to parse (PROTOCOL.md, "Refusals").
+    let Response::StepResult {
+        result: Some(result),
+        ..
+    } = response
+    else {
         return Ok(());
     };
     let steps = [

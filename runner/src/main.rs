@@ -598,14 +598,7 @@ fn adapter_did_not_start(
         visible(reports::describe_fault(&fault, "  ").trim_end())
     );
     let run_report = RunReport {
-        implementation: skillspec_runner::implementations::protocol::ImplInfo {
-            name: String::new(),
-            version: String::new(),
-            language: None,
-            features: Vec::new(),
-            unknown_features: Vec::new(),
-            process_per_case: false,
-        },
+        implementation: skillspec_runner::implementations::protocol::ImplInfo::default(),
         cases_dir: suite.root.display().to_string(),
         suite: skillspec_runner::suite::report_entry(&suite.root.display().to_string()),
         results: selected

@@ -823,6 +823,8 @@ struct Probe {
     handshakes: Vec<Duration>,
     /// Processes started.
     starts: usize,
+    /// The runtime refused to start for the current case (PROTOCOL.md, "Refusals").
+    refused_start: Option<String>,
 }
 
 impl Probe {
@@ -832,18 +834,12 @@ impl Probe {
             timeout: opts.timeout,
             schemas,
             proc: None,
-            info: ImplInfo {
-                name: String::new(),
-                version: String::new(),
-                language: None,
-                features: Vec::new(),
-                unknown_features: Vec::new(),
-                process_per_case: false,
-            },
+            info: ImplInfo::default(),
             seq: 0,
             findings: Findings::default(),
             handshakes: Vec::new(),
             starts: 0,
+            refused_start: None,
         }
     }
 
@@ -1175,6 +1171,16 @@ impl Probe {
     }
 }
 
+/// The runtime's message of a `refused` answer (`case_started` or `step_result`), if it is one.
+fn refused_message(answer: &Value) -> Option<String> {
+    answer.get("refused").map(|r| {
+        r.get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    })
+}
+
 impl Implementation for Probe {
     fn info(&self) -> &ImplInfo {
         &self.info
@@ -1192,13 +1198,22 @@ impl Implementation for Probe {
             self.start()?;
         }
         let request = json!({"type": "case_start", "seq": seq, "case": case_id, "root": root, "config": config});
-        self.ask(&request, "case_started").map(drop)
+        let answer = self.ask(&request, "case_started")?;
+        self.refused_start = refused_message(&answer);
+        Ok(())
     }
 
     fn step(&mut self, index: usize, step: &WireStep) -> Result<StepOutcome, ImplError> {
+        if let Some(message) = &self.refused_start {
+            return Ok(StepOutcome::Refused(message.clone()));
+        }
         let request = json!({"type": "step", "seq": self.seq, "index": index, "step": step});
         let what = request_words(&request);
         let answer = self.ask(&request, "step_result")?;
+        if let Some(message) = refused_message(&answer) {
+            // The schema check of the answer (in `ask`) has seen its shape.
+            return Ok(StepOutcome::Refused(message));
+        }
         let result = answer.get("result").cloned().unwrap_or(Value::Null);
         let errors = self.schemas.result_errors(step, &result);
         let invalid = !errors.is_empty();

@@ -119,8 +119,22 @@ impl OutcomeExpect {
                 not_contains: p.not_contains.iter().map(text).collect(),
                 occurrences: p.occurrences.iter().map(|(k, n)| (text(k), *n)).collect(),
                 same_as_baseline: p.same_as_baseline,
+                native: p.native.clone(),
             }),
             other => other.clone(),
+        }
+    }
+}
+
+impl OutcomeExpect {
+    /// This expectation for a runtime whose tools have native names (see
+    /// [`PromptExpect::with_native_names`]); only prompt expectations change.
+    pub fn with_native_names(self, names: &BTreeMap<String, String>) -> OutcomeExpect {
+        match self {
+            OutcomeExpect::Prompt(p) if !names.is_empty() => {
+                OutcomeExpect::Prompt(p.with_native_names(names))
+            }
+            other => other,
         }
     }
 }
@@ -251,6 +265,111 @@ pub struct PromptExpect {
     /// what the prompt must and must not contain directly.
     #[serde(default)]
     pub same_as_baseline: Option<bool>,
+    /// Set by [`PromptExpect::with_native_names`], never read from a case: each checked text
+    /// that names a tool the adapter mapped, with that tool spelled by its native name. A check
+    /// holds for both spellings (see [`PromptExpect::with_native_names`]).
+    #[serde(skip)]
+    pub native: BTreeMap<String, String>,
+}
+
+impl PromptExpect {
+    /// This expectation for a runtime whose tools have their own names (`names`: spec tool →
+    /// native name, `implementation.tool_names`): where a checked text names a mapped tool, the
+    /// check holds for the native spelling as well. `contains` is satisfied by either spelling,
+    /// `not_contains` finds neither, `occurrences` counts both (PROTOCOL.md, "Mapping a
+    /// runtime's own tools"). A tool name counts only as a whole word of the text (`read_skill`
+    /// is not renamed inside `read_skill_file`).
+    // spec: prompt.filtered
+    pub fn with_native_names(&self, names: &BTreeMap<String, String>) -> PromptExpect {
+        let mut native = BTreeMap::new();
+        let texts = self
+            .contains
+            .iter()
+            .chain(&self.not_contains)
+            .chain(self.occurrences.keys());
+        for t in texts {
+            if let Some(n) = native_spelling(t, names) {
+                native.insert(t.clone(), n);
+            }
+        }
+        PromptExpect {
+            native,
+            ..self.clone()
+        }
+    }
+
+    /// Whether `text` occurs in `prompt`, in the case's or (for a mapped tool) the native
+    /// spelling.
+    fn found(&self, prompt: &str, text: &str) -> bool {
+        prompt.contains(text) || self.native.get(text).is_some_and(|n| prompt.contains(n))
+    }
+
+    /// How often `text` occurs in `prompt` in either spelling (leftmost, longest, not
+    /// overlapping: for one spelling, what `str::matches` counts).
+    fn count(&self, prompt: &str, text: &str) -> usize {
+        let Some(other) = self.native.get(text) else {
+            return prompt.matches(text).count();
+        };
+        let (long, short) = if other.len() >= text.len() {
+            (other.as_str(), text)
+        } else {
+            (text, other.as_str())
+        };
+        let (mut n, mut rest) = (0, prompt);
+        while let Some(i) = rest.find(short).into_iter().chain(rest.find(long)).min() {
+            let after = &rest[i..];
+            let len = if after.starts_with(long) {
+                long.len()
+            } else {
+                short.len()
+            };
+            n += 1;
+            rest = &after[len..];
+        }
+        n
+    }
+
+    /// `text` in words for a report, with its native spelling when it has one.
+    fn described(&self, text: &str) -> String {
+        let case = show(&Value::from(text));
+        match self.native.get(text) {
+            Some(n) => format!(
+                "{case} (or, by the adapter's tool names, {})",
+                show(&Value::from(n.as_str()))
+            ),
+            None => case,
+        }
+    }
+}
+
+/// `text` with every whole-word mention of a tool of `names` replaced by its native name, or
+/// `None` when it mentions none. The longest name wins where several start at one place.
+fn native_spelling(text: &str, names: &BTreeMap<String, String>) -> Option<String> {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut by_length: Vec<(&String, &String)> = names.iter().collect();
+    by_length.sort_by_key(|(spec, _)| std::cmp::Reverse(spec.len()));
+    let (mut out, mut changed, mut i) = (String::new(), false, 0);
+    while i < text.len() {
+        let before = text[..i].chars().next_back();
+        let hit = by_length.iter().find(|(spec, _)| {
+            text[i..].starts_with(spec.as_str())
+                && !word(before)
+                && !word(text[i + spec.len()..].chars().next())
+        });
+        match hit {
+            Some((spec, native)) => {
+                out.push_str(native);
+                i += spec.len();
+                changed = true;
+            }
+            None => {
+                let c = text[i..].chars().next().unwrap_or_default();
+                out.push(c);
+                i += c.len_utf8().max(1);
+            }
+        }
+    }
+    changed.then_some(out)
 }
 
 /// What a tool call must return: exactly one of `ok` and `error`.
@@ -661,6 +780,9 @@ pub fn check_outcome(
             check_call(e, tool, a)
         }
         (OutcomeExpect::Select(e), StepOutcome::Select(a)) => check_select(e, a),
+        (e, StepOutcome::Refused(message)) => {
+            crate::cases::refusal::judge(e, step, message, skip_report)
+        }
         (_, other) => vec![mismatch(
             "result kind",
             "the result of this step's operation",
@@ -906,11 +1028,11 @@ fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> {
             .map_or(MismatchKind::Interop, MismatchKind::Unsafe)
     };
     for c in &e.contains {
-        if !a.text.contains(c.as_str()) {
+        if !e.found(&a.text, c) {
             out.push(
                 mismatch(
                     "prompt",
-                    format!("containing {}", show(&Value::from(c.clone()))),
+                    format!("containing {}", e.described(c)),
                     show(&Value::from(a.text.clone())),
                 )
                 .judged(kind("contains")),
@@ -918,11 +1040,11 @@ fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> {
         }
     }
     for c in &e.not_contains {
-        if a.text.contains(c.as_str()) {
+        if e.found(&a.text, c) {
             out.push(
                 mismatch(
                     "prompt",
-                    format!("not containing {}", show(&Value::from(c.clone()))),
+                    format!("not containing {}", e.described(c)),
                     show(&Value::from(a.text.clone())),
                 )
                 .judged(kind("not_contains")),
@@ -930,14 +1052,11 @@ fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> {
         }
     }
     for (text, want) in &e.occurrences {
-        let got = a.text.matches(text.as_str()).count();
+        let got = e.count(&a.text, text);
         if got != *want {
             out.push(
                 mismatch(
-                    format!(
-                        "occurrences of {} in the prompt",
-                        show(&Value::from(text.clone()))
-                    ),
+                    format!("occurrences of {} in the prompt", e.described(text)),
                     want.to_string(),
                     format!("{got} in {}", show(&Value::from(a.text.clone()))),
                 )
@@ -1612,5 +1731,104 @@ mod tests {
             panic!("a prompt expectation")
         };
         assert_eq!(p.contains, ["dir /r/a"]);
+    }
+
+    fn judge_native(e: PromptExpect, names: &[(&str, &str)], text: &str) -> Vec<Mismatch> {
+        let names: BTreeMap<String, String> = names
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let e = OutcomeExpect::Prompt(e).with_native_names(&names);
+        let a = StepOutcome::Prompt(PromptResult {
+            text: text.into(),
+            baseline: String::new(),
+        });
+        check_outcome(&e, &WireStep::Prompt, &a, false)
+    }
+
+    const RUN_NATIVE: (&str, &str) = ("skill_run_script", "run_skill_script_native");
+    const READ_NATIVE: (&str, &str) = ("skill_read_reference", "read_skill_resource");
+
+    #[test]
+    fn not_contains_a_mapped_tool_finds_its_native_name_too() {
+        let e = PromptExpect {
+            not_contains: vec!["skill_run_script".into(), "`skill_run_script(`".into()],
+            ..Default::default()
+        };
+        let prompt = "Run helpers with run_skill_script_native(skill, script).";
+        // Without tool names, the check passes vacuously; with them, it finds the mention.
+        assert_eq!(judge_native(e.clone(), &[], prompt), []);
+        let got = judge_native(e.clone(), &[RUN_NATIVE], prompt);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(
+            got[0].expected.contains("\"run_skill_script_native\""),
+            "{}",
+            got[0].expected
+        );
+        // The spec's spelling is still found.
+        assert_eq!(
+            judge_native(e, &[RUN_NATIVE], "call skill_run_script").len(),
+            1
+        );
+    }
+
+    #[test]
+    fn contains_a_mapped_tool_is_satisfied_by_either_spelling() {
+        let e = PromptExpect {
+            contains: vec!["skill_read_reference(skill, path)".into()],
+            ..Default::default()
+        };
+        let native = "Read files with read_skill_resource(skill, path).";
+        assert_eq!(judge_native(e.clone(), &[READ_NATIVE], native), []);
+        assert_eq!(
+            judge_native(
+                e.clone(),
+                &[READ_NATIVE],
+                "skill_read_reference(skill, path)"
+            ),
+            []
+        );
+        assert_eq!(judge_native(e.clone(), &[], native).len(), 1);
+        // Another tool's mapping does not help.
+        assert_eq!(judge_native(e, &[RUN_NATIVE], native).len(), 1);
+    }
+
+    #[test]
+    fn occurrences_count_both_spellings() {
+        // A guide body names the removed tool once; the runtime must add no mention of its own.
+        let e = PromptExpect {
+            occurrences: [("skill_run_script".to_owned(), 1)].into(),
+            ..Default::default()
+        };
+        let body = "Never call skill_run_script here.";
+        assert_eq!(judge_native(e.clone(), &[RUN_NATIVE], body), []);
+        let mentioned = format!("{body}\nTools: run_skill_script_native");
+        assert_eq!(judge_native(e.clone(), &[], &mentioned), []);
+        assert_eq!(judge_native(e, &[RUN_NATIVE], &mentioned).len(), 1);
+    }
+
+    #[test]
+    fn only_whole_words_are_renamed_and_the_longest_name_wins() {
+        let names: BTreeMap<String, String> = [
+            ("read_skill".to_owned(), "get_skill".to_owned()),
+            ("read_skill_file".to_owned(), "get_file".to_owned()),
+        ]
+        .into();
+        assert_eq!(
+            native_spelling("read_skill_file and read_skill(x)", &names).as_deref(),
+            Some("get_file and get_skill(x)")
+        );
+        assert_eq!(native_spelling("my_read_skill", &names), None);
+        assert_eq!(native_spelling("no tool here", &names), None);
+        // The native spelling contains the spec's: each mention counted once.
+        let e = PromptExpect {
+            occurrences: [("skill_run_script".to_owned(), 2)].into(),
+            ..Default::default()
+        };
+        let longer = [("skill_run_script", "skill_run_script_v2")];
+        assert_eq!(
+            judge_native(e, &longer, "skill_run_script_v2 and skill_run_script"),
+            []
+        );
     }
 }

@@ -12,6 +12,7 @@ pub mod expect;
 pub mod exposure;
 pub mod features;
 pub mod fixture;
+pub mod refusal;
 
 use std::collections::BTreeMap;
 use std::fmt;

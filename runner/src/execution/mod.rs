@@ -647,6 +647,7 @@ fn shown_text(outcome: &StepOutcome) -> String {
         StepOutcome::Call(c) => serde_json::to_string(c).unwrap_or_default(),
         StepOutcome::NewTurn => String::new(),
         StepOutcome::Select(sel) => serde_json::to_string(sel).unwrap_or_default(),
+        StepOutcome::Refused(message) => message.to_string(),
     }
 }
 
@@ -775,7 +776,9 @@ fn step_mismatches(
             let outcome = imp.step(index, wire).map_err(StepError::Impl)?;
             if let Some(expect) = &step.expect.outcome {
                 let skip_report = imp.info().features.contains(&Feature::SkipReport);
-                let expect = expect.with_root(&root.to_string_lossy());
+                let expect = expect
+                    .with_root(&root.to_string_lossy())
+                    .with_native_names(&imp.info().tool_names);
                 mismatches.extend(check_outcome(&expect, wire, &outcome, skip_report));
             }
             // SPEC.md "How verdicts are judged" (a canary seen is a crossing, whatever was expected)

@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::implementations::protocol::{
-    ImplInfo, Response, StepOutcome, WireConfig, WireStep, PROTOCOL_VERSION,
+    ImplInfo, Refusal, Response, StepOutcome, WireConfig, WireStep, PROTOCOL_VERSION,
 };
 use crate::implementations::{Fault, ImplError, Implementation, RequestId};
 use transport::Transport;
@@ -81,6 +81,9 @@ pub struct Adapter {
     transport: Option<Transport>,
     info: ImplInfo,
     seq: u64,
+    /// The runtime's message when it refused to start for the current case: every step of the
+    /// case is then refused with it, and none is sent (PROTOCOL.md, "Refusals").
+    refused_start: Option<String>,
     /// Where every message sent and received is logged (`--record`), one JSON object a line.
     record: Option<std::fs::File>,
 }
@@ -97,15 +100,9 @@ impl Adapter {
             command: command.to_owned(),
             timeout,
             transport: None,
-            info: ImplInfo {
-                name: String::new(),
-                version: String::new(),
-                language: None,
-                features: Vec::new(),
-                unknown_features: Vec::new(),
-                process_per_case: false,
-            },
+            info: ImplInfo::default(),
             seq: 0,
+            refused_start: None,
             record,
         };
         adapter.start()?;
@@ -251,6 +248,15 @@ pub fn decode_response(line: Vec<u8>) -> Result<Response, String> {
     })
 }
 
+/// The runtime's message of a refusal, bounded; an empty one is a protocol error (an adapter
+/// maps a runtime's signal, and the signal's text travels with it).
+fn refusal_message(r: Refusal) -> Result<String, String> {
+    if r.message.trim().is_empty() {
+        return Err("a `refused` object has an empty `message`: it must carry the runtime's own message (PROTOCOL.md, \"Refusals\")".into());
+    }
+    Ok(bounded(&r.message))
+}
+
 impl Implementation for Adapter {
     fn info(&self) -> &ImplInfo {
         &self.info
@@ -280,13 +286,24 @@ impl Implementation for Adapter {
             root,
             config,
         };
+        self.refused_start = None;
         match self.exchange(&request)? {
-            Response::CaseStarted { seq: s } if s == seq => Ok(()),
+            Response::CaseStarted { seq: s, refused } if s == seq => {
+                if let Some(r) = refused {
+                    let message = refusal_message(r).map_err(|m| self.fail(&request, m))?;
+                    self.refused_start = Some(format!("the runtime refused to start: {message}"));
+                }
+                Ok(())
+            }
             other => Err(self.unexpected(&request, "case_started", &other)),
         }
     }
 
     fn step(&mut self, index: usize, step: &WireStep) -> Result<StepOutcome, ImplError> {
+        if let Some(message) = &self.refused_start {
+            // spec: PROTOCOL.md "Refusals": a runtime that did not start refuses every step.
+            return Ok(StepOutcome::Refused(message.clone()));
+        }
         let seq = self.seq;
         let request = Outgoing::Step { seq, index, step };
         match self.exchange(&request)? {
@@ -294,9 +311,25 @@ impl Implementation for Adapter {
                 seq: s,
                 index: i,
                 result,
-            } if s == seq && i == index => {
-                StepOutcome::from_wire(step, result).map_err(|m| self.fail(&request, m))
-            }
+                refused,
+            } if s == seq && i == index => match (result, refused) {
+                (Some(result), None) => {
+                    StepOutcome::from_wire(step, result).map_err(|m| self.fail(&request, m))
+                }
+                (None, Some(r)) => match refusal_message(r) {
+                    Ok(message) => Ok(StepOutcome::Refused(message)),
+                    Err(m) => Err(self.fail(&request, m)),
+                },
+                (Some(_), Some(_)) => Err(self.fail(
+                    &request,
+                    "a `step_result` has both `result` and `refused` (exactly one is allowed)"
+                        .into(),
+                )),
+                (None, None) => Err(self.fail(
+                    &request,
+                    "a `step_result` has neither `result` nor `refused`".into(),
+                )),
+            },
             other => Err(self.unexpected(&request, "step_result", &other)),
         }
     }

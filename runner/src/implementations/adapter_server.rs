@@ -43,7 +43,7 @@ pub fn serve(
             Ok(Request::CaseStart { seq, case, root, config }) => match imp.start_case(seq, &case, &root, &config) {
                 Ok(()) => {
                     step_seq = Some(seq);
-                    Response::CaseStarted { seq }
+                    Response::CaseStarted { seq, refused: None }
                 }
                 Err(e) => error(Some(seq), e),
             },
@@ -55,11 +55,15 @@ pub fn serve(
                     }
                 } else {
                     match imp.step(index, &step) {
-                        Ok(outcome) => Response::StepResult {
-                            seq,
-                            index,
-                            result: outcome.to_wire(),
-                        },
+                        Ok(outcome) => {
+                            let (result, refused) = outcome.to_response_parts();
+                            Response::StepResult {
+                                seq,
+                                index,
+                                result,
+                                refused,
+                            }
+                        }
                         Err(e) => error(Some(seq), e),
                     }
                 }

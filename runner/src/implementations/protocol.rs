@@ -147,8 +147,8 @@ pub enum Request {
 }
 
 /// Who the implementation is and what it supports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "WireImplInfo")]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "WireImplInfo")]
 pub struct ImplInfo {
     pub name: String,
     pub version: String,
@@ -164,6 +164,39 @@ pub struct ImplInfo {
     /// module is first loaded): the runner stops it after each case and starts it again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub process_per_case: bool,
+    /// The runtime's own name of each tool of the specification the adapter maps onto one of
+    /// the runtime's tools (`{"skill_read_reference": "read_skill_resource"}`): prompt checks
+    /// that name a mapped tool hold for its native name as well (PROTOCOL.md, "Mapping a
+    /// runtime's own tools"). Checked by [`check_tool_names`].
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tool_names: BTreeMap<String, String>,
+}
+
+/// Longest native tool name an adapter may declare in `tool_names` (bytes).
+pub const MAX_NATIVE_NAME: usize = 256;
+
+/// Checks `implementation.tool_names`: each key a tool of the specification, each value a
+/// non-empty name of at most [`MAX_NATIVE_NAME`] bytes without control characters or spaces.
+pub fn check_tool_names(names: &BTreeMap<String, String>) -> Result<(), String> {
+    for (spec, native) in names {
+        if !crate::cases::clauses::SPEC_TOOLS.contains(&spec.as_str()) {
+            return Err(format!(
+                "`tool_names`: {} is not a tool of the specification (its keys are among {})",
+                crate::cases::expect::show(&Value::from(spec.as_str())),
+                crate::cases::clauses::SPEC_TOOLS.join(", ")
+            ));
+        }
+        if native.is_empty()
+            || native.len() > MAX_NATIVE_NAME
+            || native.chars().any(|c| c.is_control() || c.is_whitespace())
+        {
+            return Err(format!(
+                "`tool_names`: the native name of `{spec}` must be 1 to {MAX_NATIVE_NAME} bytes without spaces or control characters, got {}",
+                crate::cases::expect::show(&Value::from(native.as_str()))
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// [`ImplInfo`] as an adapter sends it: feature names are read as plain strings, so that a name
@@ -178,21 +211,39 @@ struct WireImplInfo {
     features: Vec<String>,
     #[serde(default)]
     process_per_case: bool,
+    #[serde(default)]
+    tool_names: BTreeMap<String, String>,
 }
 
-impl From<WireImplInfo> for ImplInfo {
-    fn from(w: WireImplInfo) -> ImplInfo {
+impl TryFrom<WireImplInfo> for ImplInfo {
+    type Error = String;
+
+    fn try_from(w: WireImplInfo) -> Result<ImplInfo, String> {
+        check_tool_names(&w.tool_names)?;
         let (features, unknown_features) = crate::cases::features::split_declared(w.features);
-        ImplInfo {
+        Ok(ImplInfo {
             name: w.name,
             version: w.version,
             language: w.language,
             features,
             unknown_features,
             process_per_case: w.process_per_case,
-        }
+            tool_names: w.tool_names,
+        })
     }
 }
+
+/// `refused` of `case_started` or `step_result`: the runtime refused to start, or to perform
+/// the step (it would not scan a root, start at all, or take a call), and said why. The
+/// message is the runtime's own (an exception's text, a log line, a return value), non-empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Refusal {
+    pub message: String,
+}
+
+/// The error code a refused call counts as when it is judged (PROTOCOL.md, "Refusals").
+pub const REFUSED: &str = "refused";
 
 /// Messages from the implementation to the runner.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -204,11 +255,19 @@ pub enum Response {
     },
     CaseStarted {
         seq: u64,
+        /// The runtime refused to start for this case (every step of it is then refused).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        refused: Option<Refusal>,
     },
+    /// Exactly one of `result` and `refused`.
     StepResult {
         seq: u64,
         index: usize,
-        result: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        /// The runtime refused the step, in place of a result.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        refused: Option<Refusal>,
     },
     CaseEnded {
         seq: u64,
@@ -361,6 +420,9 @@ pub enum StepOutcome {
     Call(CallResult),
     NewTurn,
     Select(SelectResult),
+    /// The runtime refused the step (or to start for the case), with its own message: judged
+    /// as a safe refusal ([`crate::cases::refusal`]).
+    Refused(String),
 }
 
 impl StepOutcome {
@@ -399,7 +461,20 @@ impl StepOutcome {
         })
     }
 
-    /// The wire form of this outcome.
+    /// The `result` and `refused` fields of the `step_result` that carries this outcome.
+    pub fn to_response_parts(&self) -> (Option<Value>, Option<Refusal>) {
+        match self {
+            StepOutcome::Refused(message) => (
+                None,
+                Some(Refusal {
+                    message: message.clone(),
+                }),
+            ),
+            other => (Some(other.to_wire()), None),
+        }
+    }
+
+    /// The wire form of this outcome (a refusal as `{"refused":{"message":..}}`).
     pub fn to_wire(&self) -> Value {
         let v = match self {
             StepOutcome::Discover(d) => serde_json::to_value(d),
@@ -408,7 +483,150 @@ impl StepOutcome {
             StepOutcome::Call(c) => serde_json::to_value(c),
             StepOutcome::NewTurn => Ok(Value::Object(Default::default())),
             StepOutcome::Select(r) => serde_json::to_value(r),
+            StepOutcome::Refused(message) => {
+                Ok(serde_json::json!({"refused": {"message": message}}))
+            }
         };
         v.unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn started(implementation: Value) -> Result<Response, serde_json::Error> {
+        serde_json::from_value(
+            serde_json::json!({"type": "started", "protocol_version": 2, "implementation": implementation}),
+        )
+    }
+
+    #[test]
+    fn tool_names_are_read_and_checked() {
+        let Response::Started { implementation, .. } = started(serde_json::json!({
+            "name": "acme", "version": "1",
+            "tool_names": {"skill_read_reference": "read_skill_resource"}
+        }))
+        .unwrap() else {
+            panic!("a started message")
+        };
+        assert_eq!(
+            implementation.tool_names,
+            BTreeMap::from([("skill_read_reference".into(), "read_skill_resource".into())])
+        );
+        // Carried into report.json, and read back from it.
+        let v = serde_json::to_value(&implementation).unwrap();
+        assert_eq!(
+            v["tool_names"]["skill_read_reference"],
+            "read_skill_resource"
+        );
+        assert_eq!(
+            serde_json::from_value::<ImplInfo>(v).unwrap(),
+            implementation
+        );
+        // Absent: nothing written.
+        let plain = ImplInfo::default();
+        assert!(serde_json::to_value(&plain)
+            .unwrap()
+            .get("tool_names")
+            .is_none());
+        for (names, words) in [
+            (
+                serde_json::json!({"read_file": "x"}),
+                "\"read_file\" is not a tool",
+            ),
+            (
+                serde_json::json!({"skill_run_script": ""}),
+                "1 to 256 bytes",
+            ),
+            (
+                serde_json::json!({"skill_run_script": "a b"}),
+                "without spaces",
+            ),
+            (
+                serde_json::json!({"skill_run_script": "x".repeat(257)}),
+                "1 to 256 bytes",
+            ),
+            (
+                serde_json::json!({"skill_run_script": 3}),
+                "expected a string",
+            ),
+        ] {
+            let err =
+                started(serde_json::json!({"name": "a", "version": "1", "tool_names": names}))
+                    .unwrap_err()
+                    .to_string();
+            assert!(err.contains(words), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_schema_lists_the_spec_tools_as_tool_names() {
+        let f = crate::suite::file("protocol/response.schema.json").unwrap();
+        let schema: Value = serde_json::from_slice(f.bytes).unwrap();
+        let props = &schema["$defs"]["started"]["properties"]["implementation"]["properties"]
+            ["tool_names"]["properties"];
+        let listed: Vec<&str> = props
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut spec = crate::cases::clauses::SPEC_TOOLS.to_vec();
+        let mut listed_sorted = listed.clone();
+        spec.sort();
+        listed_sorted.sort();
+        assert_eq!(listed_sorted, spec);
+    }
+
+    #[test]
+    fn refusals_are_read_from_case_started_and_step_result() {
+        let r: Response = serde_json::from_value(serde_json::json!(
+            {"type": "case_started", "seq": 1, "refused": {"message": "no such directory"}}
+        ))
+        .unwrap();
+        assert_eq!(
+            r,
+            Response::CaseStarted {
+                seq: 1,
+                refused: Some(Refusal {
+                    message: "no such directory".into()
+                })
+            }
+        );
+        let r: Response = serde_json::from_value(serde_json::json!(
+            {"type": "step_result", "seq": 1, "index": 0, "refused": {"message": "EMFILE"}}
+        ))
+        .unwrap();
+        let Response::StepResult {
+            result: None,
+            refused: Some(_),
+            ..
+        } = r
+        else {
+            panic!("a refused step: {r:?}")
+        };
+        // Only `message`, a string.
+        for bad in [
+            serde_json::json!({"message": 1}),
+            serde_json::json!({"message": "m", "code": "x"}),
+            serde_json::json!({}),
+        ] {
+            assert!(serde_json::from_value::<Response>(serde_json::json!(
+                {"type": "step_result", "seq": 1, "index": 0, "refused": bad}
+            ))
+            .is_err());
+        }
+        // The reference's server writes a refused outcome as `refused`, in place of `result`.
+        assert_eq!(
+            StepOutcome::Refused("m".into()).to_response_parts(),
+            (
+                None,
+                Some(Refusal {
+                    message: "m".into()
+                })
+            )
+        );
+        assert!(StepOutcome::NewTurn.to_response_parts().0.is_some());
     }
 }

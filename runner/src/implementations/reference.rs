@@ -114,6 +114,7 @@ impl Reference {
                 features,
                 unknown_features: Vec::new(),
                 process_per_case: false,
+                tool_names: Default::default(),
             },
             runtime: None,
             omitted: Vec::new(),

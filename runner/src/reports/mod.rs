@@ -1278,6 +1278,7 @@ mod tests {
                 features: Vec::new(),
                 unknown_features: Vec::new(),
                 process_per_case: false,
+                tool_names: Default::default(),
             },
             cases_dir: "cases".into(),
             suite: crate::suite::report_entry("cases"),

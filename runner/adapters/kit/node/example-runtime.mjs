@@ -3,9 +3,11 @@
 //
 // `ToyHost` stands for the runtime under test (in a real adapter it is imported from its
 // package): it loads portable skills from the root's direct children only, offers
-// `skill_read_reference` alone, throws its own errors for refused reads and chats on stdout, as
-// real runtimes do. The object passed to `kit.serve` is all an adapter author writes: the calls
-// into the runtime and the table that turns its errors into SPEC.md's codes.
+// `skill_read_reference` alone (filtered by the operator's tool allowlist), throws its own errors
+// for refused reads and unknown tools and chats on stdout, as real runtimes do. The object passed
+// to `kit.serve` is all an adapter author writes: the calls into the runtime and the table that
+// turns its errors into SPEC.md's codes. It maps, it never decides: every code it returns comes
+// from an error the runtime threw, whose text travels in `message`.
 //
 //     skillspec run --adapter "node runner/adapters/kit/node/example-runtime.mjs" --filter read
 //
@@ -40,8 +42,9 @@ function readRegular(file) {
 }
 
 class ToyHost {
-  constructor(skillsDir) {
+  constructor(skillsDir, toolAllowlist = null) {
     this.root = skillsDir;
+    this.allow = toolAllowlist;
     this.scan();
   }
 
@@ -63,6 +66,16 @@ class ToyHost {
       }
     }
     console.log(`toy runtime: ${this.guides.size} skills loaded`);
+  }
+
+  tools() {
+    const offered = this.guides.size ? ['skill_read_reference'] : [];
+    return offered.filter((t) => this.allow === null || this.allow === undefined || this.allow.includes(t));
+  }
+
+  call(tool, args) {
+    if (!this.tools().includes(tool)) throw new ToyError(`unknown tool ${tool}`);
+    return this.read(args);
   }
 
   read(args) {
@@ -95,6 +108,7 @@ const ERRORS = new kit.ErrorMap([
   kit.rule(/^Error: ELOOP/, 'invalid_path', 'O_NOFOLLOW met a symlinked leaf'),
   kit.rule(/^Error: (ENOENT|ENOTDIR|EACCES)/, 'not_found', 'a missing or unreadable file, SPEC.md read step 5'),
   kit.rule(/^Error: E[A-Z]+/, 'not_found', "any other system error; SPEC.md has no closer code", { guess: true }),
+  kit.rule(/^ToyError: unknown tool/, 'unknown_tool', 'ToyHost.call, for a tool it does not offer'),
 ]);
 
 await kit.serve({
@@ -102,8 +116,7 @@ await kit.serve({
   version: '0.1',
 
   startCase(config) {
-    this.host = new ToyHost(config.skills_root);
-    this.allow = config.tool_allowlist;
+    this.host = new ToyHost(config.skills_root, config.tool_allowlist);
   },
 
   discover() {
@@ -112,8 +125,7 @@ await kit.serve({
   },
 
   tools() {
-    const offered = this.host.guides.size ? ['skill_read_reference'] : [];
-    return offered.filter((t) => this.allow === null || this.allow.includes(t));
+    return this.host.tools();
   },
 
   prompt() {
@@ -129,9 +141,8 @@ await kit.serve({
   },
 
   call(tool, args) {
-    if (!this.tools().includes(tool)) return kit.error('unknown_tool');
     try {
-      return kit.ok(this.host.read(args));
+      return kit.ok(this.host.call(tool, args));
     } catch (e) {
       return ERRORS.error(e);
     }

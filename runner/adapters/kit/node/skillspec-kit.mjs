@@ -44,6 +44,15 @@
  * SPEC.md through an explicit table whose guesses are marked, and every translated error says in
  * its `message` which rule produced it (messages are shown in reports, never compared).
  *
+ * An adapter maps, it never decides (PROTOCOL.md, "Mapping a runtime's own tools"): every
+ * refusal it returns comes from a signal of the runtime (an exception, a return value, a
+ * message), and the runtime's own text travels with it: {@link refusal} (a code), `throw new`
+ * {@link Refused} (the runtime refused the whole step, or to start), {@link ErrorMap#error}. An
+ * adapter never checks a path, an argument or an approval itself. {@link MappedTool} renames a
+ * tool's arguments and results for a runtime whose tools have other names or shapes (declare the
+ * names as `toolNames`); {@link timeoutMs} reads the timeout setting for a runtime that takes it
+ * in other units.
+ *
  * @module skillspec-kit
  */
 
@@ -57,6 +66,12 @@ export const MAX_LINE = 16 * 1024 * 1024;
 /** Feature names the runner knows (PROTOCOL.md); declare only what the runtime really does. */
 export const FEATURES = Object.freeze(['tool-allowlist', 'skip-report', 'platform-emulation', 'selection', 'trust', 'hitl']);
 /** Reasons a `skipped` entry may give (SPEC.md, discovery). */
+/** The tools of the specification: the keys `toolNames` may have. */
+export const SPEC_TOOLS = Object.freeze([
+  'skill_read_reference', 'skill_run_script', 'skill_list', 'skill_install', 'skill_remove',
+  'read_skill', 'read_skill_file', 'run_skill_script',
+]);
+
 export const SKIP_REASONS = Object.freeze([
   'duplicate', 'symlink', 'too_deep', 'too_large', 'not_regular',
   'not_utf8', 'bad_name', 'malformed', 'incomplete', 'unreadable',
@@ -142,8 +157,121 @@ export function error(code, fields = {}) {
   return { ok: false, error: { code, ...fields } };
 }
 
+/** The runtime's own text of a refusal: a string as is, an Error as `"Name: message"`; an empty
+ * one throws: an adapter maps a runtime's signal, it never decides on its own. */
+function runtimeText(runtimeMessage, what) {
+  const text = runtimeMessage instanceof Error ? `${runtimeMessage.name}: ${runtimeMessage.message}`
+    : typeof runtimeMessage === 'string' ? runtimeMessage : '';
+  if (!text.trim()) {
+    throw new TypeError(`${what} needs the runtime's own message (an Error or its text), got ${describe(runtimeMessage)}: an adapter maps a runtime's signal, it never decides`);
+  }
+  return text;
+}
+
+/**
+ * A tool call the *runtime* refused, mapped to `code`: `runtimeMessage` is the signal it gave
+ * (the Error it threw, or the text it returned or logged) and becomes `message`, so the report
+ * shows what the runtime said. Throws without one: an adapter maps, it never decides
+ * (PROTOCOL.md). For a table of many texts use {@link ErrorMap}.
+ * @param {string} code @param {Error|string} runtimeMessage @param {object} [fields] @returns {CallResult}
+ */
+export function refusal(code, runtimeMessage, fields = {}) {
+  if (typeof code !== 'string' || !code) throw new TypeError(`refusal() needs a code from SPEC.md, got ${describe(code)}`);
+  if ('message' in fields) throw new TypeError("refusal(): the message is the runtime's (runtimeMessage), not a field");
+  return error(code, { message: runtimeText(runtimeMessage, 'refusal()'), ...fields });
+}
+
+/**
+ * `value` with the keys in `names` renamed (old → new), every other key kept; anything but a
+ * plain object is returned unchanged. The runtime must still see what the spec's shape does not
+ * allow (an extra key, a non-object), so that its own checks are the ones tested.
+ */
+export function renameKeys(value, names) {
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [Object.prototype.hasOwnProperty.call(names, k) ? names[k] : k, v]));
+}
+
+/**
+ * A tool of the specification mapped onto the runtime's own tool of another name or shape:
+ *
+ *     const READ = new kit.MappedTool('skill_read_reference', 'read_skill_resource', {
+ *       args: { skill: 'skill_name', path: 'resource_name' },
+ *       result: { skill_name: 'skill', resource_name: 'path', text: 'content' } });
+ *     ...
+ *     return kit.ok(READ.specValue(await host.call(READ.native, READ.nativeArgs(args))));
+ *
+ * `args` renames argument keys (spec → native), `result` result keys (native → spec); other keys
+ * pass unchanged, a non-object as it is. `reshape(args)` reshapes what `nativeArgs` returns
+ * further (script `args` as a mapping, say); it must not drop or repair what the spec's shape
+ * does not allow. Declare the names as the adapter's `toolNames` ({@link MappedTool.names}).
+ */
+export class MappedTool {
+  constructor(spec, native, { args = {}, result = {}, reshape = null } = {}) {
+    if (!SPEC_TOOLS.includes(spec)) throw new TypeError(`MappedTool: ${describe(spec)} is not a tool of the specification (${SPEC_TOOLS.join(', ')})`);
+    if (typeof native !== 'string' || !native) throw new TypeError(`MappedTool: the runtime's name of ${spec} must be a non-empty string`);
+    Object.assign(this, { spec, native, args: { ...args }, result: { ...result }, reshape });
+    Object.freeze(this);
+  }
+
+  /** The spec's arguments as the runtime's tool takes them. */
+  nativeArgs(args) {
+    const out = renameKeys(args, this.args);
+    return this.reshape ? this.reshape(out) : out;
+  }
+
+  /** The runtime's result as the spec's value (for {@link ok}). */
+  specValue(value) {
+    return renameKeys({ ...value }, this.result);
+  }
+
+  /** `{spec name: native name}` of `tools`, for the adapter's `toolNames`. */
+  static names(...tools) {
+    return Object.fromEntries(tools.map((t) => [t.spec, t.native]));
+  }
+}
+
+/** The default script time limit (SPEC.md `run.timeout`), ms. */
+export const DEFAULT_TIMEOUT_MS = 30000;
+
+/**
+ * The script time limit in milliseconds that `config.timeout_ms` (the text of
+ * `SKILL_SCRIPT_TIMEOUT_MS`) means under SPEC.md `run.timeout`: ASCII digits only, 1 to
+ * 86,400,000; anything else (null, empty, `0`, `-5`, `1.5`, `1e3`, ` 300`) is the default,
+ * 30,000. For a runtime that takes its timeout in other units: convert this (`timeoutMs(...) /
+ * 1000` seconds), and say in the adapter's README that the `run.timeout.*` cases then test this
+ * conversion, not the runtime.
+ * @param {string|null|undefined} setting @returns {number}
+ */
+export function timeoutMs(setting) {
+  if (typeof setting !== 'string' || !/^[0-9]+$/.test(setting)) return DEFAULT_TIMEOUT_MS;
+  const value = Number(setting);
+  return value >= 1 && value <= 86400000 ? value : DEFAULT_TIMEOUT_MS;
+}
+
 // ------------------------------------------------------------------------------------------
 // Errors an adapter throws on purpose
+
+/**
+ * Throw it when the *runtime* refused a whole step or to start, with what it said:
+ *
+ *     startCase(config) {
+ *       try { this.host = new Host(config.skills_root); }
+ *       catch (e) { throw new kit.Refused(e); }     // it will not start without its root
+ *     }
+ *
+ * From `startCase`, the case is answered `case_started` with `refused` (the runner then judges
+ * every step of it refused and sends none; `endCase` still follows); from a step method, the step
+ * is answered with `refused` in place of a result (a scan aborted by a FIFO `SKILL.md`, a call
+ * rejected before any tool ran). The runner judges it a safe refusal (PROTOCOL.md, "Refusals").
+ * `runtimeMessage` is the runtime's Error or its text; an empty one throws.
+ */
+export class Refused extends Error {
+  constructor(runtimeMessage) {
+    const text = runtimeText(runtimeMessage, 'Refused');
+    super(text);
+    this.name = 'Refused';
+  }
+}
 
 /** Throw to answer the current request with a protocol `error` carrying this message (no stack):
  * the adapter cannot do what was asked. The case is reported ERROR and the run goes on. */
@@ -279,6 +407,7 @@ export class Runtime {
     this.language = 'javascript';
     this.features = [];
     this.processPerCase = false;
+    this.toolNames = {}; // spec tool name -> the runtime's own name (PROTOCOL.md, tool_names)
   }
   startCase(config, root) {} // eslint-disable-line no-unused-vars
   discover() { throw new NotImplemented('discover() is not implemented by this adapter'); }
@@ -458,6 +587,7 @@ class Session {
     this.runtime = runtime;
     this.wire = w;
     this.openSeq = null;
+    this.refusedStart = null; // the runtime's message when it refused to start for the open case
   }
 
   async invoke(method, ...args) {
@@ -466,6 +596,7 @@ class Session {
     try {
       return await fn.apply(this.runtime, args);
     } catch (e) {
+      if (e instanceof Refused) throw e;
       if (e instanceof AdapterError || e instanceof NotImplemented) throw new Answer(e.message);
       if (e instanceof Unmapped) throw new Answer(`the runtime's error is not in the adapter's mapping table (ErrorMap): ${e.text}`);
       log(`${method}() threw; answering error. Stack:\n${e && e.stack ? e.stack : String(e)}`);
@@ -477,6 +608,7 @@ class Session {
   async cleanup() {
     if (this.openSeq === null) return;
     this.openSeq = null;
+    this.refusedStart = null;
     try {
       await this.invoke('endCase');
     } catch (e) {
@@ -515,11 +647,19 @@ class Session {
     if (typeof rt.version !== 'string') problems.push('`version` must be a string');
     if (!isStrList(features)) problems.push('`features` must be an array of strings');
     if (language !== null && typeof language !== 'string') problems.push('`language` must be a string or null');
+    const toolNames = rt.toolNames ?? {};
+    const nameOk = (v) => typeof v === 'string' && v.length > 0 && !/[\s\u0000-\u001f\u007f-\u009f]/.test(v);
+    if (!isPlainObject(toolNames) || !Object.entries(toolNames).every(([k, v]) => SPEC_TOOLS.includes(k) && nameOk(v))) {
+      problems.push(`\`toolNames\` must map tools of the specification (${SPEC_TOOLS.join(', ')}) to the runtime's own names (non-empty, no spaces)`);
+    }
     if (problems.length) return err(null, `the adapter's runtime is misdeclared: ${problems.join('; ')}`);
     return {
       type: 'started',
       protocol_version: PROTOCOL_VERSION,
-      implementation: { name: rt.name, version: rt.version, language, features: [...features], process_per_case: Boolean(rt.processPerCase) },
+      implementation: {
+        name: rt.name, version: rt.version, language, features: [...features], process_per_case: Boolean(rt.processPerCase),
+        ...(Object.keys(toolNames).length ? { tool_names: { ...toolNames } } : {}),
+      },
     };
   }
 
@@ -527,9 +667,16 @@ class Session {
     if (this.openSeq !== null) throw new Answer(`case ${this.openSeq} is still open: \`case_end\` it before starting case ${seq}`);
     if (typeof msg.root !== 'string' || !isPlainObject(msg.config)) throw new Answer('`case_start` needs a string `root` and an object `config`');
     this.openSeq = seq;
+    this.refusedStart = null;
     try {
       await this.invoke('startCase', Object.freeze({ ...msg.config }), msg.root);
     } catch (e) {
+      if (e instanceof Refused) {
+        // The runtime would not start: the case stays open (case_end follows) and every step of
+        // it is refused with the runtime's message.
+        this.refusedStart = e.message;
+        return { type: 'case_started', seq, refused: { message: clean(e.message) } };
+      }
       // No case_end follows a refused case_start: release what was half built now.
       this.openSeq = null;
       try {
@@ -545,6 +692,7 @@ class Session {
   async caseEnd(seq) {
     if (this.openSeq !== seq) throw new Answer(`\`case_end\` for case ${seq}, which is not open`);
     this.openSeq = null;
+    this.refusedStart = null;
     await this.invoke('endCase');
     return { type: 'case_ended', seq };
   }
@@ -554,6 +702,17 @@ class Session {
     if (this.openSeq !== seq) throw new Answer(`step for case ${seq}, which is not open`);
     if (!isSeq(index)) throw new Answer('`step` request without a valid `index`');
     if (!isPlainObject(step)) throw new Answer('`step` request without a `step` object');
+    if (this.refusedStart !== null) return { type: 'step_result', seq, index, refused: { message: clean(this.refusedStart) } };
+    try {
+      return { type: 'step_result', seq, index, result: await this.operation(step) };
+    } catch (e) {
+      if (e instanceof Refused) return { type: 'step_result', seq, index, refused: { message: clean(e.message) } };
+      throw e;
+    }
+  }
+
+  /** The result of one step operation (a {@link Refused} passes through). */
+  async operation(step) {
     let result;
     switch (step.op) {
       case 'discover':
@@ -596,7 +755,7 @@ class Session {
       default:
         throw new Answer(`unknown op ${describe(step.op)} (this adapter speaks protocol version ${PROTOCOL_VERSION})`);
     }
-    return { type: 'step_result', seq, index, result };
+    return result;
   }
 
   async discover() {

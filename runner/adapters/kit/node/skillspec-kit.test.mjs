@@ -558,6 +558,100 @@ await kit.serve({ name: 's', version: '0', endCase() { fs.appendFileSync(${JSON.
   });
 });
 
+const REFUSING = `
+class Native extends Error { constructor(m) { super(m); this.name = 'Native'; } }
+const READ = new kit.MappedTool('skill_read_reference', 'read_skill_resource', {
+  args: { skill: 'skill_name', path: 'resource_name' },
+  result: { skill_name: 'skill', resource_name: 'path', text: 'content' } });
+await kit.serve({
+  name: 'refusing', version: '1', toolNames: kit.MappedTool.names(READ),
+  startCase(config) { if (config.skills_root === null) throw new kit.Refused(new Native('no skills directory')); },
+  discover() { throw new kit.Refused('scan aborted: SKILL.md is a FIFO'); },
+  tools() { return ['skill_read_reference']; },
+  call(tool, args) {
+    const native = READ.nativeArgs(args);
+    if (native.resource_name.startsWith('..')) return kit.refusal('invalid_path', new Native('resource outside the skill'));
+    if (native.resource_name === 'deny') throw new kit.Refused(new Native('sandbox denied the call'));
+    return kit.ok(READ.specValue({ ...native, text: 'hi' }));
+  },
+  newTurn() {},
+  endCase() { console.log('endCase ran'); },
+});`;
+
+describe('refusals and native names', () => {
+  test('toolNames are declared, and a misdeclared one refuses the handshake', async () => {
+    const p = start(REFUSING);
+    assert.deepEqual((await started(p)).implementation.tool_names, { skill_read_reference: 'read_skill_resource' });
+    await cleanExit(p);
+    const bad = start("await kit.serve({ name: 'a', version: '1', toolNames: { read_file: 'x' } });");
+    const r = await bad.ask({ type: 'start', protocol_version: 2 });
+    assert.equal(r.type, 'error');
+    assert.match(r.message, /`toolNames`/);
+    await cleanExit(bad);
+  });
+
+  test('a refused step is answered with refused and the runtime\'s message', async () => {
+    const p = start(REFUSING);
+    await started(p);
+    await openCase(p, 1, tmp, { ...CONFIG, skills_root: tmp });
+    assert.deepEqual(await step(p, 'discover'),
+      { type: 'step_result', seq: 1, index: 0, refused: { message: 'scan aborted: SKILL.md is a FIFO' } });
+    const call = (rel) => step(p, 'call', { index: 1, tool: 'skill_read_reference', args: { skill: 'a', path: rel } });
+    assert.deepEqual((await call('deny')).refused, { message: 'Native: sandbox denied the call' });
+    assert.deepEqual((await call('../x.md')).result, { ok: false, error: { code: 'invalid_path', message: 'Native: resource outside the skill' } });
+    assert.deepEqual((await call('references/a.md')).result, { ok: true, value: { skill: 'a', path: 'references/a.md', content: 'hi' } });
+    assert.equal((await p.ask({ type: 'case_end', seq: 1 })).type, 'case_ended');
+    await cleanExit(p);
+  });
+
+  test('a refused start refuses every step and the case still ends', async () => {
+    const p = start(REFUSING);
+    await started(p);
+    const r = await p.ask({ type: 'case_start', seq: 1, case: 'x.y', root: tmp, config: CONFIG });
+    assert.deepEqual(r, { type: 'case_started', seq: 1, refused: { message: 'Native: no skills directory' } });
+    for (const [index, op] of ['tools', 'discover', 'new_turn'].entries()) {
+      assert.deepEqual((await step(p, op, { index })).refused, { message: 'Native: no skills directory' });
+    }
+    assert.equal((await p.ask({ type: 'case_end', seq: 1 })).type, 'case_ended');
+    await openCase(p, 2, tmp, { ...CONFIG, skills_root: tmp });
+    assert.ok('result' in (await step(p, 'tools', { seq: 2 })));
+    await cleanExit(p);
+    assert.equal(p.stderr.split('endCase ran').length - 1, 2);
+  });
+
+  test('refusal() and Refused carry the runtime\'s message and never one of their own', () => {
+    assert.deepEqual(kit.refusal('not_found', new Error('gone'), { path: 'x' }),
+      { ok: false, error: { code: 'not_found', message: 'Error: gone', path: 'x' } });
+    assert.equal(kit.refusal('denied', 'user said no').error.message, 'user said no');
+    for (const bad of ['', '  ', null, 3, undefined]) {
+      assert.throws(() => kit.refusal('invalid_path', bad), TypeError);
+      assert.throws(() => new kit.Refused(bad), TypeError);
+    }
+    assert.throws(() => kit.refusal('invalid_path', 'm', { message: "the adapter's own" }), TypeError);
+    assert.equal(new kit.Refused(new Error('EMFILE')).message, 'Error: EMFILE');
+  });
+
+  test('MappedTool renames and passes the rest through', () => {
+    const run = new kit.MappedTool('skill_run_script', 'run_native', {
+      args: { script: 'path' },
+      reshape: (a) => (a && typeof a === 'object' && !Array.isArray(a) ? { ...a, args: Object.fromEntries((a.args ?? []).map((v, i) => [String(i), v])) } : a),
+    });
+    assert.deepEqual(run.nativeArgs({ skill: 's', script: 'scripts/x.py', args: ['a', 'b'], cwd: '/' }),
+      { skill: 's', path: 'scripts/x.py', args: { 0: 'a', 1: 'b' }, cwd: '/' });
+    assert.deepEqual(run.nativeArgs([1]), [1]);
+    assert.equal(kit.renameKeys('x', { a: 'b' }), 'x');
+    assert.deepEqual(kit.MappedTool.names(run), { skill_run_script: 'run_native' });
+    assert.throws(() => new kit.MappedTool('read_file', 'x'), TypeError);
+  });
+
+  test('timeoutMs reads the setting as SPEC.md run.timeout does', () => {
+    for (const [text, ms] of [['500', 500], ['0500', 500], ['86400000', 86400000], [null, 30000], ['', 30000], ['0', 30000],
+      ['-5', 30000], ['+5', 30000], [' 300', 30000], ['1.5', 30000], ['1e3', 30000], ['86400001', 30000], ['\u0661', 30000]]) {
+      assert.equal(kit.timeoutMs(text), ms, String(text));
+    }
+  });
+});
+
 describe('example runtime', () => {
   let root;
   before(() => {

@@ -3,9 +3,11 @@
 
 ``ToyHost`` stands for the runtime under test (in a real adapter it is imported from its
 package): it loads portable skills from the root's direct children only, offers
-``skill_read_reference`` alone, raises its own exceptions for refused reads and chats on stdout,
-as real runtimes do. ``Adapter`` is all an adapter author writes: the calls into the runtime
-and the table that turns its exceptions into SPEC.md's codes.
+``skill_read_reference`` alone (filtered by the operator's tool allowlist), raises its own
+exceptions for refused reads and unknown tools and chats on stdout, as real runtimes do.
+``Adapter`` is all an adapter author writes: the calls into the runtime and the table that turns
+its exceptions into SPEC.md's codes. It maps, it never decides: every code it returns comes from
+an exception of the runtime, whose text travels in ``message``.
 
     skillspec run --adapter "python3 runner/adapters/kit/python/example_runtime.py" --filter read
 
@@ -44,10 +46,20 @@ def read_regular(path):
 
 
 class ToyHost:
-    def __init__(self, skills_dir):
+    def __init__(self, skills_dir, tool_allowlist=None):
         self.root = skills_dir
+        self.allow = tool_allowlist
         self.guides = {}
         self.scan()
+
+    def tools(self):
+        offered = ["skill_read_reference"] if self.guides else []
+        return [t for t in offered if self.allow is None or t in self.allow]
+
+    def call(self, tool, args):
+        if tool not in self.tools():
+            raise ToyError("unknown tool " + tool)
+        return self.read(args)
 
     def scan(self):
         self.guides = {}
@@ -107,19 +119,18 @@ class Adapter(kit.Runtime):
         kit.rule(r"^(FileNotFoundError|NotADirectoryError|PermissionError)", "not_found",
                  "a missing or unreadable file, SPEC.md read step 5"),
         kit.rule(r"^OSError", "not_found", "any other OS error; SPEC.md has no closer code", guess=True),
+        kit.rule(r"^ToyError: unknown tool", "unknown_tool", "ToyHost.call, for a tool it does not offer"),
     )
 
     def start_case(self, config, root):
-        self.host = ToyHost(config.skills_root)
-        self.allow = config.tool_allowlist
+        self.host = ToyHost(config.skills_root, config.tool_allowlist)
 
     def discover(self):
         self.host.scan()
         return [kit.loaded(i, t, d, b) for i, (t, d, b) in sorted(self.host.guides.items())]
 
     def tools(self):
-        offered = ["skill_read_reference"] if self.host.guides else []
-        return [t for t in offered if self.allow is None or t in self.allow]
+        return self.host.tools()
 
     def prompt(self):
         legacy = [BASE]
@@ -133,10 +144,8 @@ class Adapter(kit.Runtime):
         return "\n\n".join(text if self.tools() else legacy), "\n\n".join(legacy)
 
     def call(self, tool, args):
-        if tool not in self.tools():
-            return kit.error("unknown_tool")
         try:
-            return kit.ok(self.host.read(args))
+            return kit.ok(self.host.call(tool, args))
         except (ToyError, OSError, UnicodeDecodeError) as e:
             return self.ERRORS.error(e)
 

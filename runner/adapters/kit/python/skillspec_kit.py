@@ -47,6 +47,15 @@ What the kit owns, so that an adapter cannot get it wrong:
 Error codes: :class:`ErrorMap` translates a runtime's own error messages into the codes of
 SPEC.md through an explicit table whose guesses are marked, and every translated error says in
 its ``message`` which rule produced it (messages are shown in reports, never compared).
+
+**An adapter maps, it never decides** (PROTOCOL.md, "Mapping a runtime's own tools"). Every
+refusal it returns comes from a signal of the runtime (an exception, a return value, a message),
+and the runtime's own text travels with it: :func:`refusal` (a code), ``raise``
+:class:`Refused` (the runtime refused the whole step, or to start), :meth:`ErrorMap.error`. An
+adapter never checks a path, an argument or an approval itself. :class:`MappedTool` renames a
+tool's arguments and results for a runtime whose tools have other names or shapes (declare the
+names in :attr:`Runtime.tool_names`); :func:`timeout_ms` reads the timeout setting for a
+runtime that takes it in other units.
 """
 
 from __future__ import annotations
@@ -67,14 +76,20 @@ __all__ = [
     "PROTOCOL_VERSION",
     "FEATURES",
     "SKIP_REASONS",
+    "SPEC_TOOLS",
     "AdapterError",
     "Config",
     "ErrorMap",
+    "MappedTool",
+    "Refused",
     "Runtime",
     "Unmapped",
     "error",
     "loaded",
     "ok",
+    "refusal",
+    "rename_keys",
+    "timeout_ms",
     "with_asked",
     "rule",
     "serve",
@@ -103,6 +118,18 @@ SKIP_REASONS = (
     "unreadable",
 )
 """Reasons a ``skipped`` entry may give (SPEC.md, discovery)."""
+
+SPEC_TOOLS = (
+    "skill_read_reference",
+    "skill_run_script",
+    "skill_list",
+    "skill_install",
+    "skill_remove",
+    "read_skill",
+    "read_skill_file",
+    "run_skill_script",
+)
+"""The tools of the specification: the keys :attr:`Runtime.tool_names` may have."""
 
 FORMATS = ("portable", "legacy")
 
@@ -164,8 +191,131 @@ def error(code: str, **fields: JSON) -> CallResult:
     return {"ok": False, "error": body}
 
 
+def _runtime_text(runtime_message: Union[str, BaseException], what: str) -> str:
+    """The runtime's own text of a refusal: a string as is, an exception as ``"Type: text"``;
+    an empty one is refused (``ValueError``): an adapter maps a runtime's signal, it never
+    decides on its own."""
+    text = ErrorMap.text_of(runtime_message) if isinstance(runtime_message, (str, BaseException)) else ""
+    if not text.strip():
+        raise ValueError(
+            "%s needs the runtime's own message (an exception or its text), got %r: an adapter maps a runtime's signal, it never decides"
+            % (what, runtime_message)
+        )
+    return text
+
+
+def refusal(code: str, runtime_message: Union[str, BaseException], **fields: JSON) -> CallResult:
+    """A tool call the *runtime* refused, mapped to ``code``: ``runtime_message`` is the signal it
+    gave (the exception it raised, or the text it returned or logged) and becomes ``message``, so
+    the report shows what the runtime said. Raises ``ValueError`` without one: an adapter maps,
+    it never decides (PROTOCOL.md). For a table of many texts use :class:`ErrorMap`."""
+    if not isinstance(code, str) or not code:
+        raise ValueError("refusal() needs a code from SPEC.md, got %r" % (code,))
+    if "message" in fields:
+        raise ValueError("refusal(): the message is the runtime's (runtime_message), not a field")
+    return error(code, message=_runtime_text(runtime_message, "refusal()"), **fields)
+
+
+def rename_keys(value: JSON, names: Mapping[str, str]) -> JSON:
+    """``value`` with the keys in ``names`` renamed (old → new), every other key kept as it is;
+    anything but a dict is returned unchanged. The runtime must still see what the spec's shape
+    does not allow (an extra key, a non-object), so that its own checks are the ones tested."""
+    if not isinstance(value, dict):
+        return value
+    return {names.get(k, k) if isinstance(k, str) else k: v for k, v in value.items()}
+
+
+class MappedTool:
+    """A tool of the specification mapped onto the runtime's own tool of another name or shape::
+
+        READ = kit.MappedTool("skill_read_reference", "read_skill_resource",
+                              args={"skill": "skill_name", "path": "resource_name"},
+                              result={"skill_name": "skill", "resource_name": "path", "text": "content"})
+        ...
+        native = READ.native_args(args)           # the runtime's argument names
+        return kit.ok(READ.spec_value(self.rt.call(READ.native, native)))
+
+    ``args`` renames argument keys (spec → native) and ``result`` renames result keys (native →
+    spec); other keys pass unchanged, a non-object is passed as it is. ``reshape(args)``, when
+    given, reshapes what :meth:`native_args` returns further (script ``args`` as a mapping, say);
+    it must not drop or repair what the spec's shape does not allow. Declare the names in
+    :attr:`Runtime.tool_names` (:func:`MappedTool.names` builds it)."""
+
+    __slots__ = ("spec", "native", "args", "result", "reshape")
+
+    def __init__(
+        self,
+        spec: str,
+        native: str,
+        args: Optional[Mapping[str, str]] = None,
+        result: Optional[Mapping[str, str]] = None,
+        reshape: Optional[Callable[[JSON], JSON]] = None,
+    ):
+        if spec not in SPEC_TOOLS:
+            raise ValueError("MappedTool: %r is not a tool of the specification (%s)" % (spec, ", ".join(SPEC_TOOLS)))
+        if not isinstance(native, str) or not native:
+            raise ValueError("MappedTool: the runtime's name of %s must be a non-empty string" % spec)
+        self.spec, self.native = spec, native
+        self.args = dict(args or {})
+        self.result = dict(result or {})
+        self.reshape = reshape
+
+    def native_args(self, args: JSON) -> JSON:
+        """The spec's arguments as the runtime's tool takes them."""
+        out = rename_keys(args, self.args)
+        return self.reshape(out) if self.reshape else out
+
+    def spec_value(self, value: Mapping[str, JSON]) -> Dict[str, JSON]:
+        """The runtime's result as the spec's value (for :func:`ok`)."""
+        return dict(rename_keys(dict(value), self.result))
+
+    @staticmethod
+    def names(*tools: "MappedTool") -> Dict[str, str]:
+        """``{spec name: native name}`` of ``tools``, for :attr:`Runtime.tool_names`."""
+        return {t.spec: t.native for t in tools}
+
+
+DEFAULT_TIMEOUT_MS = 30000
+MAX_TIMEOUT_MS = 86400000
+
+
+def timeout_ms(setting: Optional[str]) -> int:
+    """The script time limit in milliseconds that ``config.timeout_ms`` (the text of
+    ``SKILL_SCRIPT_TIMEOUT_MS``) means under SPEC.md ``run.timeout``: ASCII digits only, 1 to
+    86,400,000; anything else (unset, empty, ``0``, ``-5``, ``1.5``, ``1e3``, `` 300``) is the
+    default, 30,000. For a runtime that takes its timeout in other units: convert this
+    (``timeout_ms(config.timeout_ms) / 1000`` seconds), and say in the adapter's README that the
+    ``run.timeout.*`` cases then test this conversion, not the runtime."""
+    if not isinstance(setting, str) or not setting or not all("0" <= c <= "9" for c in setting):
+        return DEFAULT_TIMEOUT_MS
+    value = int(setting)
+    return value if 1 <= value <= MAX_TIMEOUT_MS else DEFAULT_TIMEOUT_MS
+
+
 # --------------------------------------------------------------------------------------------
 # Errors an adapter raises on purpose
+
+
+class Refused(Exception):
+    """Raise it when the *runtime* refused a whole step or to start, with what it said::
+
+        def start_case(self, config, root):
+            try:
+                self.rt = acme.Host(config.skills_root)
+            except acme.ConfigError as e:
+                raise kit.Refused(e)            # the runtime will not start without its root
+
+    Raised from :meth:`Runtime.start_case`, the case is answered ``case_started`` with
+    ``refused`` (the runner then judges every step of it refused and sends none; :meth:`end_case`
+    still follows); from a step method, the step is answered with ``refused`` in place of a
+    result (a scan aborted by a FIFO ``SKILL.md``, a call rejected before any tool ran). The
+    runner judges it a safe refusal (PROTOCOL.md, "Refusals"). ``runtime_message`` is the
+    runtime's exception or its text; an empty one raises ``ValueError``."""
+
+    def __init__(self, runtime_message: Union[str, BaseException]):
+        self.message = _runtime_text(runtime_message, "Refused()")
+        super().__init__(self.message)
+
 
 
 class AdapterError(Exception):
@@ -406,6 +556,11 @@ class Runtime:
     process_per_case: bool = False
     """True when the runtime caches state at import time: the runner then starts a fresh
     adapter process for every case (slower, never less correct)."""
+    tool_names: Mapping[str, str] = {}
+    """The runtime's own name of each spec tool the adapter maps onto one of the runtime's
+    tools (``{"skill_read_reference": "read_skill_resource"}``, keys from :data:`SPEC_TOOLS`;
+    :meth:`MappedTool.names` builds it). Sent in ``started``: the runner's prompt checks then
+    hold for the native names too. ``tools()`` still returns the spec's names."""
 
     def start_case(self, config: Config, root: str) -> None:
         """Start a fresh runtime for a case, configured by ``config``; ``root`` is the case's
@@ -552,6 +707,8 @@ class _Session:
         self.runtime = runtime
         self.wire = wire
         self.open_seq: Optional[int] = None
+        # The runtime's message when it refused to start for the open case.
+        self.refused_start: Optional[str] = None
         self.loop: Optional[asyncio.AbstractEventLoop] = None
 
     # -- calling into the adapter
@@ -566,6 +723,8 @@ class _Session:
                     asyncio.set_event_loop(self.loop)
                 value = self.loop.run_until_complete(value)
             return value
+        except Refused:
+            raise
         except AdapterError as e:
             raise _Answer(str(e)) from None
         except Unmapped as e:
@@ -583,6 +742,7 @@ class _Session:
         """Ends an open case (stop, end of input)."""
         if self.open_seq is not None:
             self.open_seq = None
+            self.refused_start = None
             try:
                 self.invoke("end_case")
             except _Answer as e:
@@ -631,6 +791,12 @@ class _Session:
             problems.append("`features` must be a list of strings")
         if language is not None and not isinstance(language, str):
             problems.append("`language` must be a string or None")
+        tool_names = getattr(rt, "tool_names", None) or {}
+        if not (
+            isinstance(tool_names, collections.abc.Mapping)
+            and all(k in SPEC_TOOLS and isinstance(v, str) and v and not any(c.isspace() or ord(c) < 32 or 127 <= ord(c) < 160 for c in v) for k, v in tool_names.items())
+        ):
+            problems.append("`tool_names` must map tools of the specification (%s) to the runtime's own names (non-empty, no spaces)" % ", ".join(SPEC_TOOLS))
         if problems:
             return _err(None, "the adapter's Runtime is misdeclared: " + "; ".join(problems))
         return {
@@ -642,6 +808,7 @@ class _Session:
                 "language": language,
                 "features": list(features),
                 "process_per_case": bool(getattr(rt, "process_per_case", False)),
+                **({"tool_names": dict(tool_names)} if tool_names else {}),
             },
         }
 
@@ -652,8 +819,14 @@ class _Session:
         if not isinstance(root, str) or not isinstance(config, dict):
             raise _Answer("`case_start` needs a string `root` and an object `config`")
         self.open_seq = seq
+        self.refused_start = None
         try:
             self.invoke("start_case", Config(config), root)
+        except Refused as e:
+            # The runtime would not start: the case stays open (case_end follows) and every step
+            # of it is refused with the runtime's message.
+            self.refused_start = e.message
+            return {"type": "case_started", "seq": seq, "refused": {"message": _clean(e.message)}}
         except _Answer:
             # No case_end follows a refused case_start: release what was half built now.
             self.open_seq = None
@@ -668,6 +841,7 @@ class _Session:
         if self.open_seq != seq:
             raise _Answer("`case_end` for case %d, which is not open" % seq)
         self.open_seq = None
+        self.refused_start = None
         self.invoke("end_case")
         return {"type": "case_ended", "seq": seq}
 
@@ -679,6 +853,16 @@ class _Session:
             raise _Answer("`step` request without a valid `index`")
         if not isinstance(step, dict):
             raise _Answer("`step` request without a `step` object")
+        if self.refused_start is not None:
+            return {"type": "step_result", "seq": seq, "index": index, "refused": {"message": _clean(self.refused_start)}}
+        try:
+            result = self.operation(step)
+        except Refused as e:
+            return {"type": "step_result", "seq": seq, "index": index, "refused": {"message": _clean(e.message)}}
+        return {"type": "step_result", "seq": seq, "index": index, "result": result}
+
+    def operation(self, step: Dict[str, JSON]) -> Dict[str, JSON]:
+        """The result of one step operation (a :class:`Refused` passes through)."""
         op = step.get("op")
         if op == "discover":
             result = self.discover()
@@ -699,7 +883,7 @@ class _Session:
             result = {}
         else:
             raise _Answer("unknown op %s (this adapter speaks protocol version %d)" % (_describe(op), PROTOCOL_VERSION))
-        return {"type": "step_result", "seq": seq, "index": index, "result": result}
+        return result
 
     def discover(self) -> Dict[str, JSON]:
         entries = self.invoke("discover")

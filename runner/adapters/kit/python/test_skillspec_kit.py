@@ -603,6 +603,82 @@ class Stop(KitTest):
         self.assert_clean_exit(p, stop=False)
 
 
+REFUSING = """
+class Native(Exception):
+    pass
+
+READ = kit.MappedTool("skill_read_reference", "read_skill_resource",
+                      args={"skill": "skill_name", "path": "resource_name"},
+                      result={"skill_name": "skill", "resource_name": "path", "text": "content"})
+
+class A(kit.Runtime):
+    name, version = "refusing", "1"
+    tool_names = kit.MappedTool.names(READ)
+    def start_case(self, config, root):
+        if config.skills_root is None:
+            raise kit.Refused(FileNotFoundError(2, "no skills directory"))
+    def discover(self):
+        raise kit.Refused("scan aborted: SKILL.md is a FIFO")
+    def tools(self):
+        return ["skill_read_reference"]
+    def call(self, tool, args):
+        native = READ.native_args(args)
+        if native.get("resource_name", "").startswith(".."):
+            return kit.refusal("invalid_path", Native("resource outside the skill"))
+        if native.get("resource_name") == "deny":
+            raise kit.Refused(Native("sandbox denied the call"))
+        return kit.ok(READ.spec_value(dict(native, text="hi")))
+    def end_case(self):
+        print("end_case ran")
+kit.serve(A())
+"""
+
+
+class Refusals(KitTest):
+    def test_tool_names_are_declared(self):
+        p = self.adapter(REFUSING)
+        self.assertEqual(self.started(p)["implementation"]["tool_names"], {"skill_read_reference": "read_skill_resource"})
+        self.assert_clean_exit(p)
+
+    def test_a_misdeclared_tool_name_refuses_the_handshake(self):
+        p = self.adapter("class A(kit.Runtime):\n    name, version = 'a', '1'\n    tool_names = {'read_file': 'x'}\nkit.serve(A())\n")
+        r = p.ask({"type": "start", "protocol_version": 2})
+        self.assertEqual(r["type"], "error")
+        self.assertIn("`tool_names`", r["message"])
+        self.assert_clean_exit(p)
+
+    def test_a_refused_step_is_answered_with_refused_and_the_runtimes_message(self):
+        p = self.adapter(REFUSING)
+        self.started(p)
+        self.case(p, config=dict(CONFIG, skills_root=self.tmp.name))
+        self.assertEqual(self.step(p, "discover"),
+                         {"type": "step_result", "seq": 1, "index": 0, "refused": {"message": "scan aborted: SKILL.md is a FIFO"}})
+        call = lambda path: self.step(p, "call", index=1, tool="skill_read_reference", args={"skill": "a", "path": path})
+        self.assertEqual(call("deny")["refused"], {"message": "Native: sandbox denied the call"})
+        self.assertEqual(call("../x.md")["result"],
+                         {"ok": False, "error": {"code": "invalid_path", "message": "Native: resource outside the skill"}})
+        # Arguments and results renamed both ways.
+        self.assertEqual(call("references/a.md")["result"],
+                         {"ok": True, "value": {"skill": "a", "path": "references/a.md", "content": "hi"}})
+        self.assertEqual(p.ask({"type": "case_end", "seq": 1})["type"], "case_ended")
+        self.assert_clean_exit(p)
+
+    def test_a_refused_start_refuses_every_step_and_the_case_still_ends(self):
+        p = self.adapter(REFUSING)
+        self.started(p)
+        r = p.ask({"type": "case_start", "seq": 1, "case": "x.y", "root": self.tmp.name, "config": CONFIG})
+        self.assertEqual(r, {"type": "case_started", "seq": 1,
+                             "refused": {"message": "FileNotFoundError: [Errno 2] no skills directory"}})
+        for index, op in enumerate(["tools", "discover", "new_turn"]):
+            self.assertEqual(self.step(p, op, index=index)["refused"]["message"], "FileNotFoundError: [Errno 2] no skills directory")
+        self.assertEqual(p.ask({"type": "case_end", "seq": 1})["type"], "case_ended")
+        # The next case starts normally.
+        self.case(p, seq=2, config=dict(CONFIG, skills_root=self.tmp.name))
+        self.assertIn("result", self.step(p, "tools", seq=2))
+        self.assert_clean_exit(p)
+        self.assertEqual(p.stderr.decode().count("end_case ran"), 2)
+
+
 class ExampleRuntime(KitTest):
     def test_the_toy_runtime_answers_a_case(self):
         root = self.tmp.name
@@ -677,6 +753,36 @@ class Helpers(unittest.TestCase):
                          {"ok": False, "error": {"code": "not_approved", "hint": "ask", "approved_scripts": []}})
         self.assertEqual(kit.loaded("a", "A", "d", "b", format="legacy")["format"], "legacy")
         self.assertEqual(kit.skipped("x/y", "too_deep"), {"path": "x/y", "reason": "too_deep"})
+
+    def test_a_refusal_carries_the_runtimes_message_and_never_one_of_its_own(self):
+        self.assertEqual(kit.refusal("not_found", FileNotFoundError("gone"), path="x"),
+                         {"ok": False, "error": {"code": "not_found", "message": "FileNotFoundError: gone", "path": "x"}})
+        self.assertEqual(kit.refusal("denied", "user said no")["error"]["message"], "user said no")
+        for bad in ("", "  ", None, 3):
+            with self.assertRaises(ValueError):
+                kit.refusal("invalid_path", bad)
+            with self.assertRaises(ValueError):
+                kit.Refused(bad)
+        with self.assertRaises(ValueError):
+            kit.refusal("invalid_path", "m", message="the adapter's own")
+        self.assertEqual(kit.Refused(OSError("EMFILE")).message, "OSError: EMFILE")
+
+    def test_mapped_tools_rename_and_pass_the_rest_through(self):
+        run = kit.MappedTool("skill_run_script", "run_native", args={"script": "path"},
+                             reshape=lambda a: dict(a, args={str(i): v for i, v in enumerate(a.get("args", []))}) if isinstance(a, dict) else a)
+        self.assertEqual(run.native_args({"skill": "s", "script": "scripts/x.py", "args": ["a", "b"], "cwd": "/"}),
+                         {"skill": "s", "path": "scripts/x.py", "args": {"0": "a", "1": "b"}, "cwd": "/"})
+        self.assertEqual(run.native_args([1]), [1])
+        self.assertEqual(kit.rename_keys("x", {"a": "b"}), "x")
+        self.assertEqual(kit.MappedTool.names(run), {"skill_run_script": "run_native"})
+        with self.assertRaises(ValueError):
+            kit.MappedTool("read_file", "x")
+
+    def test_timeout_ms_reads_the_setting_as_spec_md_run_timeout_does(self):
+        for text, ms in [("500", 500), ("0500", 500), ("86400000", 86400000), (None, 30000), ("", 30000), ("0", 30000),
+                         ("-5", 30000), ("+5", 30000), (" 300", 30000), ("1.5", 30000), ("1e3", 30000), ("86400001", 30000),
+                         ("\u0661", 30000)]:
+            self.assertEqual(kit.timeout_ms(text), ms, text)
 
     def test_runtime_env_adds_only_what_is_unset_and_never_path(self):
         config = kit.Config(dict(CONFIG, env={"HOME": "/h", "LANG": "C"}))
