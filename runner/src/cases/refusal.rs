@@ -162,7 +162,13 @@ mod tests {
     #[test]
     fn a_refused_prompt_is_never_unsafe_even_where_a_check_is_marked() {
         let e = OutcomeExpect::Prompt(PromptExpect {
-            safety: vec!["contains".into(), "same_as_baseline".into()],
+            safety: crate::cases::exposure::Marks(
+                [(
+                    "contains".to_owned(),
+                    crate::cases::exposure::Exposure::PromptForgery,
+                )]
+                .into(),
+            ),
             contains: vec!["## Skills".into()],
             same_as_baseline: Some(false),
             ..Default::default()
