@@ -52,11 +52,19 @@ function readVersion() {
   }
 }
 
-/** `fn()`, with a CliError (a hang, a flood, an unparsable listing) answered as a protocol error. */
+/**
+ * `fn()`, with a CliError (a flood, an unparsable listing) answered as a protocol error. A hang
+ * is not answered at all: openskills gave no answer, so neither does the adapter (the runner's
+ * step timeout reports it; a case that plants a FIFO judges it `unbounded`).
+ */
 async function asAdapterError(fn) {
   try {
     return await fn();
   } catch (e) {
+    if (e instanceof CliError && e.hung) {
+      process.stderr.write(`openskills hung: ${e.message}; leaving the step unanswered\n`);
+      return new Promise(() => {});
+    }
     if (e instanceof CliError) throw new kit.AdapterError(e.message);
     throw e;
   }
@@ -70,9 +78,9 @@ class OpenSkills extends kit.Runtime {
     this.name = 'openskills';
     this.version = VERSION;
     this.features = [];
-    // TODO(lead): started.implementation.tool_names = {skill_read_reference: "read"} once the
-    // runner and protocol/response.schema.json accept it (the schema has additionalProperties:
-    // false, and the kit builds `implementation` itself). The mapping is in README.md.
+    // No tool_names: openskills' "tool" is the shell command `npx openskills read <name>` that
+    // AGENTS.md tells the model to run; it has no tool name a prompt check could look for (a
+    // native name "read" would match every use of the word). README.md, "Mapping".
   }
 
   startCase(config, root) {
@@ -103,7 +111,9 @@ class OpenSkills extends kit.Runtime {
     fs.rmSync(file, { force: true });
     const r = await cli(['sync', '-y', '-o', file], cwd, this.env);
     if (r.code !== 0) {
-      throw new kit.AdapterError(`\`openskills sync\` exited ${r.code ?? r.signal}: ${tail(r.stderr || r.stdout)}`);
+      // openskills' scan aborted (an uncaught EISDIR/ENXIO on a directory or socket named
+      // SKILL.md): it refused to scan, in its own words.
+      throw new kit.Refused(`\`openskills sync\` exited ${r.code ?? r.signal}: ${tail(r.stderr || r.stdout)}`);
     }
     return fs.readFileSync(file, 'utf8');
   }

@@ -4,12 +4,13 @@
 import { spawn } from 'node:child_process';
 
 export class CliError extends Error {
-  constructor(message) { super(message); this.name = 'CliError'; }
+  constructor(message, hung = false) { super(message); this.name = 'CliError'; this.hung = hung; }
 }
 
-// One CLI run may take this long; a scan that blocks (a FIFO named SKILL.md) is killed then and
-// the step answered with a protocol error saying so. Well under the runner's 60 s step timeout,
-// also for a discover step that runs sync and then read.
+// One CLI run may take this long; a scan that blocks (a FIFO named SKILL.md) is killed then (so
+// nothing outlives the case) and the adapter leaves the step unanswered: the runner's step
+// timeout (15 s, in ./run) then shows the hang as openskills' own, never as an answer the adapter
+// made up. An ordinary command takes well under a second.
 export const CLI_TIMEOUT_MS = 10_000;
 // Bytes of stdout and stderr together kept per CLI run; more is a protocol error (a read result
 // is at most 16 MiB on the wire anyway).
@@ -21,11 +22,13 @@ export function runCli(cli, args, cwd, env, { timeoutMs = CLI_TIMEOUT_MS, cap = 
     const child = spawn(process.execPath, [cli, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const out = { stdout: [], stderr: [], bytes: 0 };
     let failure = null;
-    const stop = (why) => {
+    let hung = false;
+    const stop = (why, timedOut = false) => {
       failure ??= why;
+      hung ||= timedOut;
       try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
     };
-    const timer = setTimeout(() => stop(`did not finish within ${timeoutMs / 1000} s (killed)`), timeoutMs);
+    const timer = setTimeout(() => stop(`did not finish within ${timeoutMs / 1000} s (killed)`, true), timeoutMs);
     for (const stream of ['stdout', 'stderr']) {
       child[stream].on('data', (chunk) => {
         out.bytes += chunk.length;
@@ -39,7 +42,7 @@ export function runCli(cli, args, cwd, env, { timeoutMs = CLI_TIMEOUT_MS, cap = 
       const stdout = Buffer.concat(out.stdout).toString('utf8');
       const stderr = Buffer.concat(out.stderr).toString('utf8');
       if (failure) {
-        reject(new CliError(`\`openskills ${args.join(' ')}\` ${failure}; stderr: ${tail(stderr)}`));
+        reject(new CliError(`\`openskills ${args.join(' ')}\` ${failure}; stderr: ${tail(stderr)}`, hung));
       } else {
         resolve({ code, signal, stdout, stderr });
       }
