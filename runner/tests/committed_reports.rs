@@ -13,7 +13,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const ADAPTERS: [&str; 3] = ["sportsclaw", "hermes", "deepagents"];
+const ADAPTERS: [&str; 4] = ["sportsclaw", "hermes", "deepagents", "openskills"];
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

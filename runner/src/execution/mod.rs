@@ -582,6 +582,42 @@ fn drive(
     }
 }
 
+/// A tool offered (or answering) that the case says must not be is a removed tool only where the
+/// case removes it: the operator's allowlist, the feature off (no root, an empty one), profile
+/// `hitl`'s settings; or, in a `select` step, attenuation. Elsewhere (a tool offered while no
+/// skill should have loaded) it follows from what the runtime loaded, which is judged on its
+/// own: permissive.
+fn removal_shown(
+    case: &Case,
+    wire: &crate::implementations::protocol::WireStep,
+    m: Mismatch,
+) -> Mismatch {
+    use crate::implementations::protocol::WireStep;
+    if m.kind != MismatchKind::Unsafe(Exposure::RemovedTool)
+        || matches!(wire, WireStep::Select { .. })
+    {
+        return m;
+    }
+    let c = &case.config;
+    let feature_off = match &c.skills_root {
+        SkillsRoot::Unset => c.skill_dirs.is_none(),
+        SkillsRoot::AsWritten(text) => text.trim().is_empty(),
+        SkillsRoot::InCase(_) => false,
+    };
+    let hitl_removes = c
+        .hitl
+        .as_ref()
+        .is_some_and(|h| !h.enabled || !h.script_tool_allowed);
+    if c.tool_allowlist.is_some() || feature_off || hitl_removes {
+        m
+    } else {
+        Mismatch {
+            kind: MismatchKind::Permissive,
+            ..m
+        }
+    }
+}
+
 /// A request of a `bounded` case left unanswered: the runtime hung on what the case plants.
 fn hang(case: &Case, request: &str, fault: Fault) -> Mismatch {
     // SPEC.md "How verdicts are judged" (a hang where a bounded answer is required)
@@ -779,7 +815,8 @@ fn step_mismatches(
                 let expect = expect
                     .with_root(&root.to_string_lossy())
                     .with_native_names(&imp.info().tool_names);
-                mismatches.extend(check_outcome(&expect, wire, &outcome, skip_report));
+                let judged = check_outcome(&expect, wire, &outcome, skip_report);
+                mismatches.extend(judged.into_iter().map(|m| removal_shown(case, wire, m)));
             }
             // SPEC.md "How verdicts are judged" (a canary seen is a crossing, whatever was expected)
             mismatches.extend(canaries_seen(
@@ -849,6 +886,50 @@ mod tests {
                 // shows that it ran.
                 ("file `link/passwd`".to_owned(), MismatchKind::Permissive),
             ]
+        );
+    }
+
+    #[test]
+    fn a_tool_is_removed_only_where_the_case_removes_it() {
+        use crate::implementations::protocol::WireStep;
+        let case = |config: &str| {
+            let text = format!("id: t.r\nsummary: s.\nclauses: [tools.registration]\n{config}steps:\n  - tools:\n    expect: {{offered: []}}\n");
+            crate::cases::parse_case(Path::new("t.yaml"), "t", &text).unwrap()
+        };
+        let offered = || {
+            Mismatch::exposed(
+                Exposure::RemovedTool,
+                "tool `skill_read_reference`",
+                "not offered",
+                "offered",
+            )
+        };
+        let kind = |c: &Case, wire: &WireStep| removal_shown(c, wire, offered()).kind;
+        let removed = MismatchKind::Unsafe(Exposure::RemovedTool);
+        // The feature off, or the operator's allowlist: the tool was removed, and it is there.
+        assert_eq!(
+            kind(&case("config: {skills_root: null}\n"), &WireStep::Tools),
+            removed
+        );
+        assert_eq!(
+            kind(&case("config: {skills_root_as_written: \"\"}\n"), &WireStep::Tools),
+            removed
+        );
+        let allow = "requires: [tool-allowlist]\nconfig: {tool_allowlist: []}\n";
+        assert_eq!(kind(&case(allow), &WireStep::Tools), removed);
+        // A root whose skills should not have loaded: the offer follows from the loading.
+        assert_eq!(kind(&case(""), &WireStep::Tools), MismatchKind::Permissive);
+        // Attenuation (a select step's ceiling) is a removal wherever it happens.
+        let select = WireStep::Select {
+            message: "m".into(),
+            tools: vec![],
+        };
+        assert_eq!(kind(&case(""), &select), removed);
+        // Other kinds pass through.
+        let other = Mismatch::permissive("call outcome", "error", "success");
+        assert_eq!(
+            removal_shown(&case(""), &WireStep::Tools, other).kind,
+            MismatchKind::Permissive
         );
     }
 
