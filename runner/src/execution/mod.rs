@@ -601,6 +601,8 @@ fn removal_shown(
     let c = &case.config;
     let feature_off = match &c.skills_root {
         SkillsRoot::Unset => c.skill_dirs.is_none(),
+        // SPEC.md enable.unset: the empty text is no root. A relative root is treated like one
+        // that cannot be opened (nothing loads), as a missing root is: not a removal.
         SkillsRoot::AsWritten(text) => text.trim().is_empty(),
         SkillsRoot::InCase(_) => false,
     };
@@ -912,11 +914,24 @@ mod tests {
             removed
         );
         assert_eq!(
-            kind(&case("config: {skills_root_as_written: \"\"}\n"), &WireStep::Tools),
+            kind(
+                &case("config: {skills_root_as_written: \"\"}\n"),
+                &WireStep::Tools
+            ),
             removed
         );
         let allow = "requires: [tool-allowlist]\nconfig: {tool_allowlist: []}\n";
         assert_eq!(kind(&case(allow), &WireStep::Tools), removed);
+        let relative = "config: {skills_root_as_written: \"{root_from_cwd}/skills\"}\n";
+        assert_eq!(
+            kind(&case(relative), &WireStep::Tools),
+            MismatchKind::Permissive
+        );
+        let absolute = "config: {skills_root_as_written: \"{root}/skills\"}\n";
+        assert_eq!(
+            kind(&case(absolute), &WireStep::Tools),
+            MismatchKind::Permissive
+        );
         // A root whose skills should not have loaded: the offer follows from the loading.
         assert_eq!(kind(&case(""), &WireStep::Tools), MismatchKind::Permissive);
         // Attenuation (a select step's ceiling) is a removal wherever it happens.
