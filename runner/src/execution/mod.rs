@@ -364,10 +364,28 @@ fn relative_from_cwd(root: &Path) -> Option<String> {
     Some(rel.to_string_lossy().into_owned())
 }
 
-fn check_files(case_root: &Path, expect: &crate::cases::expect::FilesExpect) -> Vec<Mismatch> {
+/// Which of `paths` exist (without following links) right now; a path that cannot be checked
+/// counts as absent.
+fn existing(case_root: &Path, paths: &[String]) -> Vec<bool> {
+    paths
+        .iter()
+        .map(|p| {
+            fixture::parse_raw_path(p)
+                .and_then(|rel| fixture::probe(case_root, &rel))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// Checks a step's `files`. `before` says which `absent` paths existed before the step.
+fn check_files(
+    case_root: &Path,
+    expect: &crate::cases::expect::FilesExpect,
+    before: &[bool],
+) -> Vec<Mismatch> {
     let mut out = Vec::new();
     for (list, should_exist) in [(&expect.exists, true), (&expect.absent, false)] {
-        for p in list {
+        for (i, p) in list.iter().enumerate() {
             // Found without following a link at any component; a path the runner could only
             // check through a link is a mismatch whatever was expected.
             let found = fixture::parse_raw_path(p).and_then(|rel| fixture::probe(case_root, &rel));
@@ -376,16 +394,26 @@ fn check_files(case_root: &Path, expect: &crate::cases::expect::FilesExpect) -> 
                 Ok(exists) => if *exists { "exists" } else { "absent" }.to_owned(),
                 Err(why) => format!("not checked: {why}"),
             };
-            // A file that must be absent is the marker of something that must not have run (a
-            // helper, a planted interpreter or a descendant writes it): code ran. A link in its
-            // way is no proof of that, only of something standing where nothing may:
-            // permissive. A missing file that should exist is different.
+            // A file that must be absent and appeared during the step is the marker of
+            // something that must not have run (a helper, a planted interpreter or a
+            // descendant writes it): code ran. One that was there before (a skill that should
+            // have been removed) shows no crossing: different. A link in its way is no proof
+            // of either, only of something standing where nothing may: permissive. A missing
+            // file that should exist is different.
             let what = format!("file `{p}`");
+            let was_there = !should_exist && before.get(i).copied().unwrap_or(false);
             out.push(match (should_exist, &found) {
                 (true, _) => Mismatch::interop(what, "exists", actual),
+                (false, Ok(_)) if was_there => Mismatch::interop(
+                    what,
+                    "absent after the step",
+                    "still there (it was there before the step)",
+                ),
                 (false, Ok(_)) => Mismatch::exposed(
                     Exposure::CodeRan,
-                    format!("{what} (the marker of code that must not run)"),
+                    format!(
+                        "{what} (the marker of code that must not run, written during the step)"
+                    ),
                     "absent",
                     actual,
                 ),
@@ -782,7 +810,15 @@ fn drive_steps(
             }
             None => {}
             Some(f) => {
-                mismatches.retain(|m| matches!(m.kind, MismatchKind::Unsafe(_)));
+                // What a later step shows counts where it does not depend on the state the
+                // failure left: a tool ceiling does (it follows the skills then active).
+                let state_bound = matches!(
+                    &step.action,
+                    Action::Implementation(
+                        crate::implementations::protocol::WireStep::Select { .. }
+                    )
+                );
+                mismatches.retain(|m| matches!(m.kind, MismatchKind::Unsafe(_)) && !state_bound);
                 f.mismatches
                     .extend(mismatches.into_iter().map(|m| Mismatch {
                         what: format!("later, step {} (`{label}`): {}", index + 1, m.what),
@@ -809,6 +845,11 @@ fn step_mismatches(
     reported: &mut Vec<String>,
 ) -> Result<Vec<Mismatch>, StepError> {
     let mut mismatches = Vec::new();
+    let before = step
+        .expect
+        .files
+        .as_ref()
+        .map_or_else(Vec::new, |f| existing(root, &f.absent));
     match &step.action {
         Action::Implementation(wire) => {
             let outcome = imp.step(index, wire).map_err(StepError::Impl)?;
@@ -844,17 +885,15 @@ fn step_mismatches(
             }
             _ => None,
         };
-        mismatches.extend(
-            check_files(root, files)
-                .into_iter()
-                .map(|m| match (&missing, m.kind) {
-                    (Some(tool), MismatchKind::Interop) => Mismatch {
-                        missing_tool: Some(tool.clone()),
-                        ..m
-                    },
-                    _ => m,
-                }),
-        );
+        mismatches.extend(check_files(root, files, &before).into_iter().map(|m| {
+            match (&missing, m.kind) {
+                (Some(tool), MismatchKind::Interop) => Mismatch {
+                    missing_tool: Some(tool.clone()),
+                    ..m
+                },
+                _ => m,
+            }
+        }));
     }
     Ok(mismatches)
 }
@@ -872,22 +911,48 @@ mod tests {
             exists: vec!["made".into(), "marker".into()],
             absent: vec!["marker".into(), "link/passwd".into(), "made".into()],
         };
-        let got: Vec<(String, MismatchKind)> = check_files(dir.path(), &expect)
-            .into_iter()
-            .map(|m| (m.what, m.kind))
-            .collect();
+        let got: Vec<(String, MismatchKind)> =
+            check_files(dir.path(), &expect, &[false, false, false])
+                .into_iter()
+                .map(|m| (m.what, m.kind))
+                .collect();
         assert_eq!(
             got,
             [
                 ("file `made`".to_owned(), MismatchKind::Interop),
                 (
-                    "file `marker` (the marker of code that must not run)".to_owned(),
+                    "file `marker` (the marker of code that must not run, written during the step)"
+                        .to_owned(),
                     MismatchKind::Unsafe(Exposure::CodeRan)
                 ),
                 // Checked only through a link: something stands where nothing may, but nothing
                 // shows that it ran.
                 ("file `link/passwd`".to_owned(), MismatchKind::Permissive),
             ]
+        );
+    }
+
+    #[test]
+    fn a_file_that_was_there_before_the_step_is_no_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("installed")).unwrap();
+        let expect = crate::cases::expect::FilesExpect {
+            exists: vec![],
+            absent: vec!["installed".into()],
+        };
+        // It was there before (a skill that should have been removed): different.
+        let kinds = |before: &[bool]| -> Vec<MismatchKind> {
+            check_files(dir.path(), &expect, before)
+                .into_iter()
+                .map(|m| m.kind)
+                .collect()
+        };
+        assert_eq!(kinds(&[true]), [MismatchKind::Interop]);
+        // It appeared during the step: code that must not run wrote it.
+        assert_eq!(kinds(&[false]), [MismatchKind::Unsafe(Exposure::CodeRan)]);
+        assert_eq!(
+            existing(dir.path(), &["installed".into(), "nope".into()]),
+            [true, false]
         );
     }
 
