@@ -612,11 +612,13 @@ fn drive(
 
 /// A tool offered (or answering) that the case says must not be is a removed tool only where the
 /// case removes it: the operator's allowlist, the feature off (no root, an empty one), profile
-/// `hitl`'s settings; or, in a `select` step, attenuation. Elsewhere (a tool offered while no
+/// `hitl`'s settings; or attenuation (a `select` step's ceiling, and a call while an earlier
+/// `select` of the case expects a ceiling narrower than its tools). Elsewhere (a tool offered while no
 /// skill should have loaded) it follows from what the runtime loaded, which is judged on its
 /// own: permissive.
 fn removal_shown(
     case: &Case,
+    index: usize,
     wire: &crate::implementations::protocol::WireStep,
     m: Mismatch,
 ) -> Mismatch {
@@ -638,7 +640,22 @@ fn removal_shown(
         .hitl
         .as_ref()
         .is_some_and(|h| !h.enabled || !h.script_tool_allowed);
-    if c.tool_allowlist.is_some() || feature_off || hitl_removes {
+    // Attenuation in effect: an earlier `select` of the case expects a ceiling narrower than the
+    // host's tools it was given (an Installed skill active, so the runtime's tools go too).
+    let attenuated = matches!(wire, WireStep::Call { .. })
+        && case.steps[..index.min(case.steps.len())].iter().any(|s| {
+            match (&s.action, &s.expect.outcome) {
+                (
+                    Action::Implementation(WireStep::Select { tools, .. }),
+                    Some(crate::cases::expect::OutcomeExpect::Select(e)),
+                ) => e
+                    .tool_ceiling
+                    .as_ref()
+                    .is_some_and(|c| tools.iter().any(|t| !c.contains(t))),
+                _ => false,
+            }
+        });
+    if c.tool_allowlist.is_some() || feature_off || hitl_removes || attenuated {
         m
     } else {
         Mismatch {
@@ -859,7 +876,11 @@ fn step_mismatches(
                     .with_root(&root.to_string_lossy())
                     .with_native_names(&imp.info().tool_names);
                 let judged = check_outcome(&expect, wire, &outcome, skip_report);
-                mismatches.extend(judged.into_iter().map(|m| removal_shown(case, wire, m)));
+                mismatches.extend(
+                    judged
+                        .into_iter()
+                        .map(|m| removal_shown(case, index, wire, m)),
+                );
             }
             // SPEC.md "How verdicts are judged" (a canary seen is a crossing, whatever was expected)
             mismatches.extend(canaries_seen(
@@ -971,7 +992,7 @@ mod tests {
                 "offered",
             )
         };
-        let kind = |c: &Case, wire: &WireStep| removal_shown(c, wire, offered()).kind;
+        let kind = |c: &Case, wire: &WireStep| removal_shown(c, 0, wire, offered()).kind;
         let removed = MismatchKind::Unsafe(Exposure::RemovedTool);
         // The feature off, or the operator's allowlist: the tool was removed, and it is there.
         assert_eq!(
@@ -1005,10 +1026,26 @@ mod tests {
             tools: vec![],
         };
         assert_eq!(kind(&case(""), &select), removed);
+        // A call of a tool an earlier select removed from the ceiling (attenuation).
+        let attenuation = "id: t.a\nsummary: s.\nclauses: [trust.attenuation]\nrequires: [selection, trust]\nconfig:\n  skill_dirs: {installed: installed}\nsteps:\n  - select: {message: notes, tools: [skill_remove]}\n    expect: {tool_ceiling: []}\n  - call: {tool: skill_remove, args: {name: notes}}\n    expect: {error: unknown_tool}\n";
+        let attenuated = crate::cases::parse_case(Path::new("t.yaml"), "t", attenuation).unwrap();
+        let call = |tool: &str| WireStep::Call {
+            tool: tool.into(),
+            args: serde_json::json!({}),
+        };
+        assert_eq!(
+            removal_shown(&attenuated, 1, &call("skill_remove"), offered()).kind,
+            removed
+        );
+        // Before the select, nothing is attenuated.
+        assert_eq!(
+            removal_shown(&attenuated, 0, &call("skill_remove"), offered()).kind,
+            MismatchKind::Permissive
+        );
         // Other kinds pass through.
         let other = Mismatch::permissive("call outcome", "error", "success");
         assert_eq!(
-            removal_shown(&case(""), &WireStep::Tools, other).kind,
+            removal_shown(&case(""), 0, &WireStep::Tools, other).kind,
             MismatchKind::Permissive
         );
     }
