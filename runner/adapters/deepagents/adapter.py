@@ -154,6 +154,9 @@ class DeepAgents(kit.Runtime):
     name = "deepagents"
     version = DEEPAGENTS_VERSION
     features = []  # no operator tool allowlist, no skip report, no platform emulation
+    # skill_read_reference is deepagents' read_file at a listed skill's path (README.md): the
+    # prompt names read_file, and the prompt checks look for that name too (PROTOCOL.md).
+    tool_names = {"skill_read_reference": "read_file"}
     process_per_case = False  # every case builds a new agent, backend and checkpointer
 
     ERRORS = kit.ErrorMap(

@@ -112,6 +112,9 @@ class Hermes(kit.Runtime):
     name = "hermes-agent"
     version = _hermes_version()
     features = ()
+    # skill_read_reference is hermes's skill_view (README.md, "Mapping"): the prompt names it so,
+    # and the prompt checks look for that name too (PROTOCOL.md, "Mapping a runtime's own tools").
+    tool_names = {"skill_read_reference": "skill_view"}
     # hermes keeps module-level state: skills and prompt caches, the tool registry, config caches,
     # and it reads os.environ (the case's environment) at import and at call time.
     process_per_case = True
