@@ -364,24 +364,34 @@ fn relative_from_cwd(root: &Path) -> Option<String> {
     Some(rel.to_string_lossy().into_owned())
 }
 
-/// Which of `paths` exist (without following links) right now; a path that cannot be checked
-/// counts as absent.
-fn existing(case_root: &Path, paths: &[String]) -> Vec<bool> {
+/// For each of `paths`, whether the case itself plants it: an entry of the tree or of a `write`
+/// step is that path or lies below it (a skill directory the case builds). What the case plants
+/// is no trace of the runtime's code; anything else that appears is, whenever it appears (a
+/// descendant may write its file after the step that started it).
+fn planted_by_case(case: &Case, paths: &[String]) -> Vec<bool> {
+    let mut trees = vec![&case.tree];
+    trees.extend(case.steps.iter().filter_map(|s| match &s.action {
+        Action::Write(t) => Some(t),
+        _ => None,
+    }));
     paths
         .iter()
         .map(|p| {
-            fixture::parse_raw_path(p)
-                .and_then(|rel| fixture::probe(case_root, &rel))
-                .unwrap_or(false)
+            let Ok(rel) = fixture::parse_raw_path(p) else {
+                return false;
+            };
+            trees.iter().flat_map(|t| &t.entries).any(|e| {
+                e.path == rel || (e.path.starts_with(&rel) && e.path.get(rel.len()) == Some(&b'/'))
+            })
         })
         .collect()
 }
 
-/// Checks a step's `files`. `before` says which `absent` paths existed before the step.
+/// Checks a step's `files`. `planted` says which `absent` paths the case itself plants.
 fn check_files(
     case_root: &Path,
     expect: &crate::cases::expect::FilesExpect,
-    before: &[bool],
+    planted: &[bool],
 ) -> Vec<Mismatch> {
     let mut out = Vec::new();
     for (list, should_exist) in [(&expect.exists, true), (&expect.absent, false)] {
@@ -394,26 +404,24 @@ fn check_files(
                 Ok(exists) => if *exists { "exists" } else { "absent" }.to_owned(),
                 Err(why) => format!("not checked: {why}"),
             };
-            // A file that must be absent and appeared during the step is the marker of
+            // A file that must be absent and that the case did not plant is the marker of
             // something that must not have run (a helper, a planted interpreter or a
-            // descendant writes it): code ran. One that was there before (a skill that should
-            // have been removed) shows no crossing: different. A link in its way is no proof
-            // of either, only of something standing where nothing may: permissive. A missing
+            // descendant writes it): code ran. One the case planted (a skill that should have
+            // been removed) shows no crossing: different. A link in its way is no proof of
+            // either, only of something standing where nothing may: permissive. A missing
             // file that should exist is different.
             let what = format!("file `{p}`");
-            let was_there = !should_exist && before.get(i).copied().unwrap_or(false);
+            let was_there = !should_exist && planted.get(i).copied().unwrap_or(false);
             out.push(match (should_exist, &found) {
                 (true, _) => Mismatch::interop(what, "exists", actual),
                 (false, Ok(_)) if was_there => Mismatch::interop(
                     what,
                     "absent after the step",
-                    "still there (it was there before the step)",
+                    "still there (the case planted it)",
                 ),
                 (false, Ok(_)) => Mismatch::exposed(
                     Exposure::CodeRan,
-                    format!(
-                        "{what} (the marker of code that must not run, written during the step)"
-                    ),
+                    format!("{what} (the marker of code that must not run)"),
                     "absent",
                     actual,
                 ),
@@ -862,11 +870,11 @@ fn step_mismatches(
     reported: &mut Vec<String>,
 ) -> Result<Vec<Mismatch>, StepError> {
     let mut mismatches = Vec::new();
-    let before = step
+    let planted = step
         .expect
         .files
         .as_ref()
-        .map_or_else(Vec::new, |f| existing(root, &f.absent));
+        .map_or_else(Vec::new, |f| planted_by_case(case, &f.absent));
     match &step.action {
         Action::Implementation(wire) => {
             let outcome = imp.step(index, wire).map_err(StepError::Impl)?;
@@ -906,7 +914,7 @@ fn step_mismatches(
             }
             _ => None,
         };
-        mismatches.extend(check_files(root, files, &before).into_iter().map(|m| {
+        mismatches.extend(check_files(root, files, &planted).into_iter().map(|m| {
             match (&missing, m.kind) {
                 (Some(tool), MismatchKind::Interop) => Mismatch {
                     missing_tool: Some(tool.clone()),
@@ -942,8 +950,7 @@ mod tests {
             [
                 ("file `made`".to_owned(), MismatchKind::Interop),
                 (
-                    "file `marker` (the marker of code that must not run, written during the step)"
-                        .to_owned(),
+                    "file `marker` (the marker of code that must not run)".to_owned(),
                     MismatchKind::Unsafe(Exposure::CodeRan)
                 ),
                 // Checked only through a link: something stands where nothing may, but nothing
@@ -954,27 +961,33 @@ mod tests {
     }
 
     #[test]
-    fn a_file_that_was_there_before_the_step_is_no_marker() {
+    fn a_file_the_case_planted_is_no_marker() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("installed")).unwrap();
         let expect = crate::cases::expect::FilesExpect {
             exists: vec![],
             absent: vec!["installed".into()],
         };
-        // It was there before (a skill that should have been removed): different.
-        let kinds = |before: &[bool]| -> Vec<MismatchKind> {
-            check_files(dir.path(), &expect, before)
+        let kinds = |planted: &[bool]| -> Vec<MismatchKind> {
+            check_files(dir.path(), &expect, planted)
                 .into_iter()
                 .map(|m| m.kind)
                 .collect()
         };
+        // The case planted it (a skill that should have been removed): different.
         assert_eq!(kinds(&[true]), [MismatchKind::Interop]);
-        // It appeared during the step: code that must not run wrote it.
+        // Anything else that appears, whenever, was written by code that must not run.
         assert_eq!(kinds(&[false]), [MismatchKind::Unsafe(Exposure::CodeRan)]);
-        assert_eq!(
-            existing(dir.path(), &["installed".into(), "nope".into()]),
-            [true, false]
-        );
+        let text = "id: t.p\nsummary: s.\nclauses: [discovery.portable]\ntree:\n  installed/notes/SKILL.md: \"x\\n\"\nsteps:\n  - discover:\n    expect: {loaded: []}\n  - write: {later/file: \"y\\n\"}\n";
+        let case = crate::cases::parse_case(Path::new("t.yaml"), "t", text).unwrap();
+        let paths = [
+            "installed/notes",
+            "installed/not",
+            "later/file",
+            "child-late",
+        ]
+        .map(String::from);
+        assert_eq!(planted_by_case(&case, &paths), [true, false, true, false]);
     }
 
     #[test]
