@@ -244,7 +244,8 @@ fn clauses_reports_coverage() {
 }
 
 /// The example adapter in Python models a naive legacy loader. Against it the suite passes what
-/// that loader gets right, fails what it gets wrong, and survives it hanging on a FIFO.
+/// that loader gets right, fails what it gets wrong, and survives it hanging on a FIFO (which the
+/// case plants, so the hang is judged unsafe).
 #[test]
 fn the_suite_finds_the_deviations_of_a_naive_runtime() {
     let dir = tempfile::tempdir().unwrap();
@@ -281,8 +282,17 @@ fn the_suite_finds_the_deviations_of_a_naive_runtime() {
         "pass"
     );
     assert_eq!(status("discovery.legacy.no-name-or-description"), "pass");
-    // It blocks on a FIFO named skill.yml: the runner times out, restarts it and goes on.
-    assert_eq!(status("discovery.legacy.fifo-skill-yml"), "error");
+    // It blocks on a FIFO named skill.yml: the runner times out, restarts it and goes on. The
+    // case plants that FIFO (`bounded:`), so the hang is its verdict: unsafe, unbounded.
+    assert_eq!(status("discovery.legacy.fifo-skill-yml"), "fail");
+    let fifo = r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "discovery.legacy.fifo-skill-yml")
+        .unwrap();
+    assert_eq!(fifo["failure_kind"], "unsafe");
+    assert_eq!(fifo["exposures"], serde_json::json!(["unbounded"]));
     // It loads no portable skills and does not sort.
     assert_eq!(status("discovery.portable.loads"), "fail");
     assert_eq!(status("discovery.order.bytes"), "fail");
