@@ -27,11 +27,13 @@
 
 pub mod cases;
 pub mod check_tree;
+pub mod embedded;
 pub mod execution;
 pub mod implementations;
 pub mod input;
 #[cfg(feature = "mutants")]
 pub mod mutants;
+pub mod protocol;
 pub mod reports;
 pub mod smoke;
 pub mod suite;
@@ -88,46 +90,4 @@ pub fn repository_suite() -> (cases::Suite, execution::RunOptions) {
     (suite, opts)
 }
 
-/// Whether `case` is selected by `pattern`: a `*` glob when it holds `*`, else a substring; it is
-/// matched against the case id and each clause id.
-pub fn filter_matches(pattern: &str, case: &cases::Case) -> bool {
-    std::iter::once(case.id.as_str())
-        .chain(case.clauses.iter().map(String::as_str))
-        .any(|s| glob(pattern, s))
-}
-
-fn glob(pattern: &str, text: &str) -> bool {
-    if !pattern.contains('*') {
-        return text.contains(pattern);
-    }
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let mut rest = text;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            match rest.strip_prefix(part) {
-                Some(r) => rest = r,
-                None => return false,
-            }
-        } else if i == parts.len() - 1 {
-            return rest.ends_with(part);
-        } else {
-            match rest.find(part) {
-                Some(at) => rest = &rest[at + part.len()..],
-                None => return false,
-            }
-        }
-    }
-    rest.is_empty()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn globs() {
-        assert!(super::glob("discovery.*", "discovery.depth"));
-        assert!(super::glob("*.depth", "discovery.depth"));
-        assert!(super::glob("d*y.*h", "discovery.depth"));
-        assert!(!super::glob("read.*", "discovery.depth"));
-        assert!(super::glob("depth", "discovery.depth.eight"));
-    }
-}
+pub use execution::plan::filter_matches;

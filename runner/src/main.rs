@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use skillspec_runner::cases::features::Feature;
 use skillspec_runner::cases::{self, Case, Suite};
 use skillspec_runner::execution::python;
 use skillspec_runner::execution::{self, CaseOutcome, RunOptions, Status};
@@ -23,6 +22,7 @@ use skillspec_runner::implementations::adapter_server;
 use skillspec_runner::implementations::reference::{Omission, Reference, REFERENCE_FEATURES};
 use skillspec_runner::implementations::ImplError;
 use skillspec_runner::implementations::Implementation;
+use skillspec_runner::protocol::features::Feature;
 use skillspec_runner::reports::json::read_report;
 use skillspec_runner::reports::merge::{self, Partition};
 use skillspec_runner::reports::show;
@@ -435,7 +435,7 @@ fn run(args: RunArgs) -> ExitCode {
         // Without a usable python3 the script cases fail with spawn_failed, which says why.
         Err(_) => PathBuf::from("python3"),
     };
-    if let Err(e) = skillspec_runner::execution::live::install_signal_handlers() {
+    if let Err(e) = skillspec_runner::execution::roots::install_signal_handlers() {
         eprintln!("skillspec: cannot handle SIGINT/SIGTERM: {e}");
     }
     // The embedded fixtures, when used, live in a private temporary directory until this
@@ -496,7 +496,7 @@ fn run(args: RunArgs) -> ExitCode {
         println!("(./spec-cases is not used: pass --cases spec-cases to run it)");
     }
     if let Some(warning) =
-        skillspec_runner::cases::features::unknown_warning(&info.unknown_features)
+        skillspec_runner::protocol::features::unknown_warning(&info.unknown_features)
     {
         println!("{}", one_line(&warning));
     }
@@ -588,17 +588,14 @@ fn adapter_did_not_start(
     error: ImplError,
     partition: Option<&serde_json::Value>,
 ) -> ExitCode {
-    let fault = match error {
-        ImplError::Broken(f) => f,
-        ImplError::Refused(m) => skillspec_runner::implementations::Fault::new(m),
-    };
+    let fault = error.into_fault();
     eprintln!(
         "skillspec: the adapter could not start: {}\n{}",
-        one_line(&fault.message),
+        one_line(&fault.message()),
         visible(reports::describe_fault(&fault, "  ").trim_end())
     );
     let run_report = RunReport {
-        implementation: skillspec_runner::implementations::protocol::ImplInfo::default(),
+        implementation: skillspec_runner::protocol::ImplInfo::default(),
         cases_dir: suite.root.display().to_string(),
         suite: skillspec_runner::suite::report_entry(&suite.root.display().to_string()),
         results: selected
@@ -963,7 +960,7 @@ fn smoke(adapter: String, timeout: u64, python: Option<PathBuf>) -> ExitCode {
         Err(e) if python.is_some() => return usage_error(e),
         Err(_) => PathBuf::from("python3"),
     };
-    if let Err(e) = skillspec_runner::execution::live::install_signal_handlers() {
+    if let Err(e) = skillspec_runner::execution::roots::install_signal_handlers() {
         eprintln!("skillspec: cannot handle SIGINT/SIGTERM: {e}");
     }
     let opts = skillspec_runner::smoke::Options {

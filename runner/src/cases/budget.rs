@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::cases::fixture::{EntryKind, Tree};
 use crate::cases::{Action, Case};
-use crate::implementations::protocol::WireStep;
+use crate::protocol::WireStep;
 
 /// File contents a case's tree and `write` steps may make, with its `$repeat`s (512 MiB).
 pub const MAX_CASE_BYTES: u64 = 512 * 1024 * 1024;

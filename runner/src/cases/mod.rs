@@ -10,9 +10,9 @@ pub mod budget;
 pub mod clauses;
 pub mod expect;
 pub mod exposure;
-pub mod features;
 pub mod fixture;
 pub mod refusal;
+pub mod template;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -27,9 +27,9 @@ use crate::cases::expect::{
     CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, SelectExpect,
     ToolsExpect,
 };
-use crate::cases::features::Feature;
 use crate::cases::fixture::{parse_raw_path, Layout, Tree};
-use crate::implementations::protocol::WireStep;
+use crate::protocol::features::Feature;
+use crate::protocol::WireStep;
 
 /// A problem with a case file, located as precisely as possible.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +98,7 @@ pub struct CaseConfig {
     /// Profile `trust`: the local registry directory, relative to the case root.
     pub registry: Option<String>,
     /// Profile `selection`: the selection limits (`None` fields: the defaults).
-    pub selection: Option<crate::implementations::protocol::WireSelection>,
+    pub selection: Option<crate::protocol::WireSelection>,
     /// Profile `hitl`: the approval-gated script host.
     pub hitl: Option<CaseHitl>,
 }
@@ -654,7 +654,7 @@ fn check_layout(
     }
     for text in raw_texts {
         hashed.extend(
-            crate::execution::hashed_paths(text)
+            template::hashed_paths(text)
                 .map_err(|m| cx.err(config_line, format!("in `config`: {m}")))?,
         );
     }
@@ -725,7 +725,7 @@ fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, Case
         #[serde(default)]
         registry: Option<String>,
         #[serde(default)]
-        selection: Option<crate::implementations::protocol::WireSelection>,
+        selection: Option<crate::protocol::WireSelection>,
         #[serde(default)]
         hitl: Option<RawHitl>,
     }

@@ -8,8 +8,8 @@
 
 use std::io::{BufRead, Write};
 
-use crate::implementations::protocol::{Request, Response, PROTOCOL_VERSION};
 use crate::implementations::{ImplError, Implementation};
+use crate::protocol::{Request, Response, PROTOCOL_VERSION};
 
 /// Answers requests from `input` on `output` until `stop` or end of input.
 pub fn serve(
@@ -102,7 +102,7 @@ fn error(seq: Option<u64>, e: ImplError) -> Response {
         seq,
         message: match e {
             ImplError::Refused(m) => m,
-            ImplError::Broken(f) => f.message,
+            ImplError::Broken(f) => f.message(),
         },
     }
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::cases::expect::{Matcher, OutcomeExpect};
 use crate::cases::fixture::EntryKind;
 use crate::cases::{Action, Allowlist, Case, HashSource, SkillsRoot};
-use crate::implementations::protocol::WireStep;
+use crate::protocol::WireStep;
 
 use super::{one_line, visible};
 

@@ -1,13 +1,60 @@
-//! The adapter protocol, version 2: the JSON messages exchanged between the runner and an
-//! implementation, one JSON object per line. PROTOCOL.md is the normative description and
-//! `protocol/*.schema.json` the schemas; these types are the runner's side of the same contract.
+//! The protocol layer, the lowest of the runner: everything about talking to an implementation
+//! that knows nothing of cases.
+//!
+//! - the adapter protocol, version 2 (this module): the JSON messages exchanged between the
+//!   runner and an implementation, one JSON object per line. PROTOCOL.md is the normative
+//!   description and `protocol/*.schema.json` the schemas; these types are the runner's side of
+//!   the same contract;
+//! - [`features`]: the closed list of optional features an implementation declares;
+//! - [`fault`]: what the runner knows when an implementation breaks, typed;
+//! - [`transport`]: the adapter's process and pipes, bounded;
+//! - [`live`]: the adapter process groups a run keeps alive, and the signal path;
+//! - [`schema`]: the embedded protocol schemas, checked by hand (for `skillspec smoke`).
+//!
+//! Clauses: PROTOCOL.md as a whole (messages, "Refusals", "Mapping a runtime's own tools",
+//! Shutdown); SPEC.md `tools.registration` for the names of the specification's tools.
+
+pub mod fault;
+pub mod features;
+pub mod live;
+pub mod schema;
+pub mod transport;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::cases::features::Feature;
+use crate::protocol::features::Feature;
+
+/// The tools the specification defines. `tools` expectations compare only these: a host's own
+/// tools are not the suite's business. The first two are the core's; the lifecycle tools belong
+/// to the `trust` profile (SPEC.md `skills.lifecycle`), the last three to the `hitl` profile.
+// spec: tools.registration
+pub const SPEC_TOOLS: &[&str] = &[
+    "skill_read_reference",
+    "skill_run_script",
+    "skill_list",
+    "skill_install",
+    "skill_remove",
+    "read_skill",
+    "read_skill_file",
+    "run_skill_script",
+];
+
+/// A JSON value as messages quote it: compact, at most 400 bytes (then cut, with the size).
+pub fn show(v: &Value) -> String {
+    const MAX: usize = 400;
+    let text = v.to_string();
+    if text.len() <= MAX {
+        return text;
+    }
+    let mut cut = MAX;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes in all)", &text[..cut], text.len())
+}
 
 /// The protocol version this runner speaks.
 pub const PROTOCOL_VERSION: u32 = 2;
@@ -179,11 +226,11 @@ pub const MAX_NATIVE_NAME: usize = 256;
 /// non-empty name of at most [`MAX_NATIVE_NAME`] bytes without control characters or spaces.
 pub fn check_tool_names(names: &BTreeMap<String, String>) -> Result<(), String> {
     for (spec, native) in names {
-        if !crate::cases::clauses::SPEC_TOOLS.contains(&spec.as_str()) {
+        if !SPEC_TOOLS.contains(&spec.as_str()) {
             return Err(format!(
                 "`tool_names`: {} is not a tool of the specification (its keys are among {})",
-                crate::cases::expect::show(&Value::from(spec.as_str())),
-                crate::cases::clauses::SPEC_TOOLS.join(", ")
+                show(&Value::from(spec.as_str())),
+                SPEC_TOOLS.join(", ")
             ));
         }
         if native.is_empty()
@@ -192,7 +239,7 @@ pub fn check_tool_names(names: &BTreeMap<String, String>) -> Result<(), String> 
         {
             return Err(format!(
                 "`tool_names`: the native name of `{spec}` must be 1 to {MAX_NATIVE_NAME} bytes without spaces or control characters, got {}",
-                crate::cases::expect::show(&Value::from(native.as_str()))
+                show(&Value::from(native.as_str()))
             ));
         }
     }
@@ -220,7 +267,7 @@ impl TryFrom<WireImplInfo> for ImplInfo {
 
     fn try_from(w: WireImplInfo) -> Result<ImplInfo, String> {
         check_tool_names(&w.tool_names)?;
-        let (features, unknown_features) = crate::cases::features::split_declared(w.features);
+        let (features, unknown_features) = crate::protocol::features::split_declared(w.features);
         Ok(ImplInfo {
             name: w.name,
             version: w.version,
@@ -421,7 +468,7 @@ pub enum StepOutcome {
     NewTurn,
     Select(SelectResult),
     /// The runtime refused the step (or to start for the case), with its own message: judged
-    /// as a safe refusal ([`crate::cases::refusal`]).
+    /// as a safe refusal (by the case layer, `cases::refusal`).
     Refused(String),
 }
 
@@ -562,7 +609,7 @@ mod tests {
 
     #[test]
     fn the_schema_lists_the_spec_tools_as_tool_names() {
-        let f = crate::suite::file("protocol/response.schema.json").unwrap();
+        let f = crate::embedded::file("protocol/response.schema.json").unwrap();
         let schema: Value = serde_json::from_slice(f.bytes).unwrap();
         let props = &schema["$defs"]["started"]["properties"]["implementation"]["properties"]
             ["tool_names"]["properties"];
@@ -572,7 +619,7 @@ mod tests {
             .keys()
             .map(String::as_str)
             .collect();
-        let mut spec = crate::cases::clauses::SPEC_TOOLS.to_vec();
+        let mut spec = SPEC_TOOLS.to_vec();
         let mut listed_sorted = listed.clone();
         spec.sort();
         listed_sorted.sort();
