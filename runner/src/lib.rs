@@ -16,8 +16,10 @@
 //!   interpreter ([`execution::python`]).
 //! - [`reports`]: the terminal summary, report.json, junit.xml, and cases as prose
 //!   ([`reports::show`]).
+//! - [`commands`]: the `skillspec` program's command line ([`commands::cli`]) and one module per
+//!   subcommand; `main.rs` only parses and dispatches.
 //! - [`input`]: reading files a user names (regular files only, bounded).
-//! - [`check_tree`]: the `check-tree` command (the reference on a real skills root).
+//! - [`check_tree`]: what the `check-tree` command reports (the reference on a real skills root).
 //! - [`suite`]: the suite embedded in the binary, its version, where a run takes its cases and
 //!   fixtures from, and `export`.
 //! - [`smoke`]: the `smoke` command (a few trivial cases and a plain-words diagnosis of an
@@ -27,6 +29,7 @@
 
 pub mod cases;
 pub mod check_tree;
+pub mod commands;
 pub mod embedded;
 pub mod execution;
 pub mod implementations;

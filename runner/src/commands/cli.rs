@@ -1,0 +1,220 @@
+//! The command line: the clap definitions of every `skillspec` subcommand and its options.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::reports::merge::Partition;
+
+#[derive(Parser)]
+#[command(
+    name = "skillspec",
+    version = crate::suite::version_text(),
+    about = "Conformance suite and reference runtime for SKILL.md skill runtimes"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run the suite against the reference (default) or an adapter.
+    Run(RunArgs),
+    /// List the cases and the clauses they check.
+    List {
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+        /// One JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the clauses with the cases that cite them (coverage for auditors).
+    Clauses {
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+        /// One JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one case as readable prose.
+    Show {
+        /// The case id.
+        id: String,
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+    },
+    /// Report what the reference loads from a skills root and why everything else was skipped.
+    CheckTree {
+        /// The skills root.
+        root: PathBuf,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Merge partitions of a run, or render reports as Markdown or HTML.
+    Report {
+        #[command(subcommand)]
+        command: ReportCommand,
+    },
+    /// Serve the reference over the adapter protocol on stdin/stdout.
+    Adapter {
+        /// Do not declare this optional feature (its cases become UNSUPPORTED), or leave out this
+        /// mandatory guard (`trading-guard`, `replay-guard`, `turn-reuse`: its cases FAIL).
+        /// Repeatable.
+        #[arg(long, value_name = "FEATURE")]
+        without: Vec<String>,
+        /// Ask the runner for a fresh adapter process for every case (as runtimes that cache
+        /// state when first loaded need).
+        #[arg(long)]
+        process_per_case: bool,
+    },
+    /// Check an adapter with a few trivial cases and say in plain words what is wrong with it
+    /// (exit 0 usable, 1 usable but a smoke case failed, 3 not usable).
+    Smoke {
+        /// The command that starts the adapter (run by /bin/sh).
+        #[arg(long, value_name = "CMD")]
+        adapter: String,
+        /// Seconds to wait for any one answer, the handshake included.
+        #[arg(long, value_name = "SECS", default_value_t = 10)]
+        timeout: u64,
+        /// The Python interpreter for helpers (default: the real executable behind python3).
+        #[arg(long, value_name = "PATH")]
+        python: Option<PathBuf>,
+    },
+    /// Run the suite against every mutant of the reference (deliberate defects) and report which
+    /// cases killed each; exit 1 when one survived (only built with the feature `mutants`).
+    #[cfg(feature = "mutants")]
+    Mutants(MutantsArgs),
+    /// Write the embedded suite (spec-cases/, fixtures/, SPEC.md, PROTOCOL.md, the schemas,
+    /// SUITE_VERSION) into DIR.
+    Export {
+        /// The directory to write into (created if missing).
+        dir: PathBuf,
+        /// Overwrite files that already exist.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum ReportCommand {
+    /// Merge the report.json files of every partition of one run (`run --partition K/N`) into
+    /// OUT_DIR/report.json and OUT_DIR/junit.xml, as one full run writes them.
+    Merge {
+        /// Where to write report.json and junit.xml.
+        out_dir: PathBuf,
+        /// The partitions' report.json files (or the directories holding them).
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+        /// Merge even when some partitions are missing (the result says which).
+        #[arg(long)]
+        allow_incomplete: bool,
+        /// The cases directory, for the cases' summaries in junit.xml (default: the embedded
+        /// suite; never a directory a report names).
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+    },
+    /// Print reports as Markdown for a CI job summary (a matrix first when there are several).
+    Markdown {
+        /// report.json files (or the directories holding them).
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+    },
+    /// Write reports as one self-contained HTML page.
+    Html {
+        /// The HTML file to write.
+        out: PathBuf,
+        /// report.json files (or the directories holding them).
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+        /// The cases directory, for each case's summary, tree and steps (default: the embedded
+        /// suite; never a directory a report names).
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+    },
+}
+
+// The options of `run` (the command's help is the doc comment of `Command::Run`).
+#[derive(Args)]
+pub struct RunArgs {
+    /// A command that starts an implementation speaking the adapter protocol (run by /bin/sh).
+    #[arg(long, value_name = "CMD")]
+    pub adapter: Option<String>,
+    /// The directory of case files (default: the suite embedded in this program).
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+    /// Where `copy:` fixtures live (default: the `fixtures` directory beside `--cases DIR`
+    /// when there is one, else the embedded fixtures).
+    #[arg(long, value_name = "DIR")]
+    pub fixtures: Option<PathBuf>,
+    /// Only cases whose id or clause ids match (substring, or a glob with `*`).
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Option<String>,
+    /// Write report.json and junit.xml into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    /// The Python interpreter for helpers (default: the real executable behind python3).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Seconds to wait for any one adapter response.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub step_timeout: u64,
+    /// A file of case ids (one per line, `#` comments) the implementation is known to fail:
+    /// they do not fail the run, and a listed case that passes does.
+    #[arg(long, value_name = "FILE")]
+    pub known_failures: Option<PathBuf>,
+    /// Write the ids of the cases that failed or errored to this file (a known-failures list).
+    #[arg(long, value_name = "FILE")]
+    pub write_failures: Option<PathBuf>,
+    /// Append every adapter message, both directions, to this file (JSON lines).
+    #[arg(long, value_name = "FILE", requires = "adapter")]
+    pub record: Option<PathBuf>,
+    /// Print every case, not only the ones that did not pass.
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Run only slice K of N of the selected cases (1 <= K <= N; a case's slice is a hash of
+    /// its id), for splitting a run across a CI matrix; `report merge` joins the slices.
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<Partition>,
+}
+
+// The options of `mutants` (its help is the doc comment of `Command::Mutants`).
+#[cfg(feature = "mutants")]
+#[derive(Args)]
+pub struct MutantsArgs {
+    /// Only this mutant (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub only: Vec<String>,
+    /// Only mutants whose name or clause contains this text.
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+    /// How many mutants run at once (each in its own process).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub jobs: usize,
+    /// Also write the table as Markdown to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// The Python interpreter for helpers (default: the real executable behind python3).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Seconds a case may go without an answer before the mutant's run counts it as hung.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub stall: u64,
+    /// Run the cases of this directory instead of the embedded suite (while writing a case).
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+    /// Only the cases whose id or clause matches (while writing a case: the table is partial).
+    #[arg(long, value_name = "PATTERN")]
+    pub case_filter: Option<String>,
+    /// Stop each mutant's run after this many kills (0: the whole suite, every kill counted).
+    /// The cases citing the mutant's clause run first, then its area, then the rest.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub stop_after: usize,
+    /// List the mutants (name, clause, what each does) and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Internal: run the suite in this process with this mutant (`none`: no mutant).
+    #[arg(long, value_name = "NAME", hide = true)]
+    pub worker: Option<String>,
+}

@@ -1,0 +1,248 @@
+//! `skillspec run`: the suite against the reference or an adapter, through
+//! [`crate::execution::run_suite`], with the run's terminal account ([`Terminal`]), reports,
+//! known failures and exit code.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::cli::RunArgs;
+use super::{load_suite, usage_error, EXIT_BROKEN, EXIT_FAILED};
+use crate::cases::Case;
+use crate::execution::plan::{self, Plan};
+use crate::execution::python;
+use crate::execution::run::MAX_FUTILE_RESTARTS;
+use crate::execution::{run_suite, CaseOutcome, Observer, Policy, RunOptions, Status};
+use crate::implementations::adapter::Adapter;
+use crate::implementations::reference::Reference;
+use crate::implementations::{ImplError, Implementation};
+use crate::protocol::ImplInfo;
+use crate::reports::merge;
+use crate::reports::{self, one_line, visible, ReportCase, RunReport};
+
+pub fn run(args: RunArgs) -> ExitCode {
+    crate::hold_inherited_descriptor();
+    let suite = match load_suite(args.cases.clone()) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let mut plan = match plan::select(&suite, args.filter.as_deref(), args.partition) {
+        Ok(p) => p,
+        Err(e) => return usage_error(e),
+    };
+    let partition = args
+        .partition
+        .map(|p| merge::partition_json(p, args.filter.as_deref(), &plan.selected));
+    if let Some(p) = args.partition {
+        println!(
+            "partition {p}: {} of the {} selected case(s)",
+            plan.cases.len(),
+            plan.selected.len()
+        );
+    }
+    if let Some(path) = &args.known_failures {
+        match plan::read_known_failures(path, &suite) {
+            Ok(k) => plan.known_failures = k,
+            Err(e) => return usage_error(e),
+        }
+    }
+    let python = match python::resolve(args.python.as_deref()) {
+        Ok(p) => p,
+        Err(e) if args.python.is_some() => return usage_error(e),
+        // Without a usable python3 the script cases fail with spawn_failed, which says why.
+        Err(_) => PathBuf::from("python3"),
+    };
+    if let Err(e) = crate::execution::roots::install_signal_handlers() {
+        eprintln!("skillspec: cannot handle SIGINT/SIGTERM: {e}");
+    }
+    // The embedded fixtures, when used, live in a private temporary directory until this
+    // value is dropped at the end of the run (or a signal removes it).
+    let fixtures = match crate::suite::fixtures_for(
+        args.fixtures.clone(),
+        args.cases.as_deref(),
+        crate::suite::copies_fixtures(plan.cases.iter().copied()),
+    ) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!(
+                "skillspec: cannot write the embedded fixtures to a temporary directory: {e}"
+            );
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let opts = RunOptions {
+        temp_prefix: "skillspec-".into(),
+        fixtures: fixtures.path().to_path_buf(),
+        python,
+    };
+    let mut record = match (&args.adapter, &args.record) {
+        (Some(_), Some(path)) => match std::fs::File::create(path) {
+            Ok(f) => Some(f),
+            Err(e) => return usage_error(format!("cannot create {}: {e}", path.display())),
+        },
+        _ => None,
+    };
+    let timeout = Duration::from_secs(args.step_timeout.max(1));
+    let adapter = args.adapter.clone();
+    let mut start = move || -> Result<Box<dyn Implementation>, ImplError> {
+        Ok(match &adapter {
+            None => Box::new(Reference::default()),
+            Some(cmd) => Box::new(Adapter::spawn(cmd, timeout, record.take())?),
+        })
+    };
+    let policy = Policy {
+        futile_restarts: Some(MAX_FUTILE_RESTARTS),
+        ..Policy::default()
+    };
+    let mut terminal = Terminal::new(&args, &plan);
+    let outcome = run_suite(&plan.cases, &mut start, &opts, &policy, &mut terminal);
+    if let Some(e) = &outcome.not_started {
+        let fault = e.clone().into_fault();
+        eprintln!(
+            "skillspec: the adapter could not start: {}\n{}",
+            one_line(&fault.message()),
+            visible(reports::describe_fault(&fault, "  ").trim_end())
+        );
+    } else {
+        terminal.close();
+    }
+    let run_report = RunReport {
+        implementation: outcome.info,
+        cases_dir: suite.root.display().to_string(),
+        suite: crate::suite::report_entry(&suite.root.display().to_string()),
+        results: plan
+            .cases
+            .iter()
+            .map(|c| ReportCase::from(*c))
+            .zip(outcome.results)
+            .collect(),
+        known_failures: plan.known_failures,
+        stopped: outcome.stopped,
+    };
+    finish(&args, &run_report, partition.as_ref())
+}
+
+/// What `run` prints while the suite runs: the header once the implementation started, a mark
+/// per case (or, with `--verbose`, every case in full), and the details of the cases whose
+/// verdict is bad once the run is over.
+struct Terminal<'a> {
+    args: &'a RunArgs,
+    plan: &'a Plan<'a>,
+    /// Marks printed on the current line.
+    column: usize,
+    /// The details printed after the marks.
+    details: Vec<String>,
+}
+
+impl<'a> Terminal<'a> {
+    fn new(args: &'a RunArgs, plan: &'a Plan<'a>) -> Terminal<'a> {
+        Terminal {
+            args,
+            plan,
+            column: 0,
+            details: Vec::new(),
+        }
+    }
+
+    /// Ends the line of marks and prints the details.
+    fn close(&mut self) {
+        if self.column != 0 {
+            println!();
+        }
+        for d in &self.details {
+            println!("\n{}", d.trim_end());
+        }
+    }
+}
+
+impl Observer for Terminal<'_> {
+    fn started(&mut self, info: &ImplInfo) {
+        println!(
+            "running {} case(s) from {} against {}",
+            self.plan.cases.len(),
+            one_line(&crate::suite::describe_source(self.args.cases.as_deref())),
+            one_line(&format!("{} {}", info.name, info.version))
+        );
+        if self.args.cases.is_none() && Path::new("spec-cases").is_dir() {
+            println!("(./spec-cases is not used: pass --cases spec-cases to run it)");
+        }
+        if let Some(warning) = crate::protocol::features::unknown_warning(&info.unknown_features) {
+            println!("{}", one_line(&warning));
+        }
+    }
+
+    fn case_finished(&mut self, _position: usize, case: &Case, outcome: &CaseOutcome) {
+        let report_case = ReportCase::from(case);
+        if self.args.verbose {
+            print!("{}", reports::describe(&report_case, outcome));
+        } else {
+            let mark = match outcome.status {
+                Status::Pass => '.',
+                Status::Fail(_) => 'F',
+                Status::Unsupported(_) => 'U',
+                Status::Skipped(_) => 'S',
+                Status::Error { .. } => 'E',
+                Status::NotRun => ' ',
+            };
+            print!("{mark}");
+            self.column += 1;
+            if self.column == 72 {
+                println!();
+                self.column = 0;
+            }
+            let known = self.plan.known_failures.contains(&case.id);
+            if reports::Verdict::of(&outcome.status, known).is_bad() {
+                self.details.push(reports::describe(&report_case, outcome));
+            }
+        }
+        let _ = std::io::stdout().flush();
+    }
+}
+
+/// Prints the summary, writes the reports and picks the exit code.
+fn finish(
+    args: &RunArgs,
+    run_report: &RunReport,
+    partition: Option<&serde_json::Value>,
+) -> ExitCode {
+    println!("\n{}", reports::summary_text(run_report).trim_end());
+    if let Some(dir) = &args.report {
+        match reports::write(run_report, dir, partition) {
+            Ok(()) => println!("report written to {}", dir.display()),
+            Err(e) => eprintln!(
+                "skillspec: cannot write the report to {}: {e}",
+                dir.display()
+            ),
+        }
+    }
+    if let Some(path) = &args.write_failures {
+        let mut text =
+            String::from("# Cases this implementation fails (skillspec run --write-failures).\n");
+        for id in run_report.failing_ids() {
+            text.push_str(id);
+            text.push('\n');
+        }
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("skillspec: cannot write {}: {e}", path.display());
+        }
+    }
+    let totals = run_report.totals();
+    if run_report.all_broken() {
+        let why = if run_report
+            .stopped
+            .as_ref()
+            .is_some_and(|s| s.fault.is_some())
+        {
+            "it never got through the handshake"
+        } else {
+            "every case sent to it errored because it broke"
+        };
+        eprintln!("skillspec: the adapter is broken: {why}");
+        ExitCode::from(EXIT_BROKEN)
+    } else if !totals.is_ok() {
+        ExitCode::from(EXIT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
