@@ -5,6 +5,9 @@
 //! whose every part is already checked: known clause ids, features from the closed list,
 //! expectations that fit their step, at least one expectation per case. Errors name the file and
 //! line.
+//!
+//! Layer 2 of the runner: it depends only on [`crate::protocol`] (the wire types a case's steps
+//! and expectations are written in) and [`crate::input`].
 
 pub mod budget;
 pub mod clauses;

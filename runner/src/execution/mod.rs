@@ -1,6 +1,16 @@
-//! Running one case against an implementation: build the fixture in a fresh temporary root,
-//! translate the configuration, drive the steps (the runner performs `write`, `remove` and `wait`
-//! itself), compare every outcome with its expectation, and clean up.
+//! Running cases against an implementation. Here: one case ([`run_case`]): build the fixture in
+//! a fresh temporary root, render the configuration ([`crate::cases::template`]), drive the steps
+//! (the runner performs `write`, `remove` and `wait` itself), compare every outcome with its
+//! expectation, search what the model is shown for canaries, and clean up. Below: the one loop
+//! that runs a suite ([`run`], [`run_suite`]) and what it runs ([`plan`]), the processes a case
+//! leaves behind ([`survivors`]), the case roots a signal removes ([`roots`]), the interpreter
+//! ([`python`]).
+//!
+//! Layer 3 of the runner: it uses [`crate::cases`], [`crate::implementations`] and
+//! [`crate::protocol`], never the reports or the commands above it.
+//!
+//! Clauses: SPEC.md "How verdicts are judged" (the kinds of failure, canaries, markers, a hang
+//! of a `bounded` case), `run.process-group` (processes left behind).
 
 pub mod plan;
 pub mod python;

@@ -3,8 +3,7 @@
 //! speaking the adapter protocol ([`adapter::Adapter`], over [`crate::protocol`]); the reference
 //! is served over that protocol by [`adapter_server`] (`skillspec adapter`).
 //!
-//! Layer 3 of the runner: it depends on [`crate::protocol`] and [`crate::cases`] (the reference's
-//! features) only.
+//! Beside the cases in layer 2 of the runner: it depends on [`crate::protocol`] only.
 
 pub mod adapter;
 pub mod adapter_server;
