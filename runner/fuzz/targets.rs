@@ -930,7 +930,7 @@ fn check_response(input: &[u8]) -> Result<(), String> {
                     format!("{}: round trip changed {outcome:?}", step.op_name())
                 })?;
             }
-            Err(message) => ensure(message.contains(step.op_name()), || {
+            Err(message) => ensure(message.to_string().contains(step.op_name()), || {
                 format!(
                     "a `{}` result error that does not name the step: {message}",
                     step.op_name()

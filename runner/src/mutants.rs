@@ -123,19 +123,40 @@ pub fn list() -> String {
     out
 }
 
+/// Why no mutant can be run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SelectError {
+    /// `--only` names that are no mutant's.
+    Unknown(Vec<String>),
+    /// The selection is empty.
+    NoneMatches,
+}
+
+impl std::fmt::Display for SelectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SelectError::Unknown(names) => write!(
+                f,
+                "no mutant is named {} (`skillspec mutants --list` lists them)",
+                names.join(", ")
+            ),
+            SelectError::NoneMatches => f.write_str("no mutant matches"),
+        }
+    }
+}
+
+impl std::error::Error for SelectError {}
+
 /// The mutants `opts` selects, or the names it gives that are not mutants.
-pub fn select(opts: &Options) -> Result<Vec<Mutant>, String> {
-    let unknown: Vec<&str> = opts
+pub fn select(opts: &Options) -> Result<Vec<Mutant>, SelectError> {
+    let unknown: Vec<String> = opts
         .only
         .iter()
         .filter(|n| Mutant::parse(n).is_none())
-        .map(String::as_str)
+        .cloned()
         .collect();
     if !unknown.is_empty() {
-        return Err(format!(
-            "no mutant is named {} (`skillspec mutants --list` lists them)",
-            unknown.join(", ")
-        ));
+        return Err(SelectError::Unknown(unknown));
     }
     let chosen: Vec<Mutant> = Mutant::ALL
         .iter()
@@ -148,7 +169,7 @@ pub fn select(opts: &Options) -> Result<Vec<Mutant>, String> {
         })
         .collect();
     if chosen.is_empty() {
-        return Err("no mutant matches".into());
+        return Err(SelectError::NoneMatches);
     }
     Ok(chosen)
 }

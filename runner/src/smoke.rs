@@ -457,7 +457,10 @@ impl State {
                     self.findings.problem(
                         Kind::ResultSchema,
                         "a step result does not have the shape the runner reads".into(),
-                        vec![format!("the result of {what}: {}", one_line(m))],
+                        vec![format!(
+                            "the result of {what}: {}",
+                            one_line(&m.to_string())
+                        )],
                     );
                 }
             }

@@ -405,7 +405,8 @@ fn drive(
     seq: u64,
     root: &Path,
 ) -> Result<Status, StepError> {
-    check_copied_observables(case, &opts.fixtures).map_err(StepError::Fixture)?;
+    check_copied_observables(case, &opts.fixtures)
+        .map_err(|e| StepError::Fixture(e.to_string()))?;
     fixture::materialize(root, &case.tree, &opts.fixtures).map_err(StepError::Fixture)?;
     let config = crate::cases::template::wire_config(case, root, &opts.python)
         .map_err(|e| StepError::Fixture(e.to_string()))?;
@@ -504,10 +505,28 @@ fn hang(case: &Case, request: &str, fault: &Fault) -> Mismatch {
     )
 }
 
+/// A canary or marker of a case that nothing of it plants: a bug of the case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PlantedNowhere {
+    file: PathBuf,
+    needle: String,
+}
+
+impl std::fmt::Display for PlantedNowhere {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: `{}` (a canary or a `files: absent` marker) is planted nowhere: no file of the tree, of a `write` step or of a copied fixture holds it",
+            self.file.display(),
+            self.needle
+        )
+    }
+}
+
 /// The canaries and markers a case plants only in `copy:` fixtures are checked here, where the
 /// fixtures are (the loader checks the rest): a case whose observable is planted nowhere is a
 /// bug of the case, never a verdict.
-fn check_copied_observables(case: &Case, fixtures: &Path) -> Result<(), String> {
+fn check_copied_observables(case: &Case, fixtures: &Path) -> Result<(), PlantedNowhere> {
     let mut trees = vec![&case.tree];
     trees.extend(case.steps.iter().filter_map(|s| match &s.action {
         Action::Write(t) => Some(t),
@@ -550,10 +569,10 @@ fn check_copied_observables(case: &Case, fixtures: &Path) -> Result<(), String> 
     planted.texts.extend(copied.iter().map(Vec::as_slice));
     for needle in deferred {
         if planted.holds(needle) != Some(true) {
-            return Err(format!(
-                "{}: `{needle}` (a canary or a `files: absent` marker) is planted nowhere: no file of the tree, of a `write` step or of a copied fixture holds it",
-                case.file.display()
-            ));
+            return Err(PlantedNowhere {
+                file: case.file.clone(),
+                needle: needle.to_owned(),
+            });
         }
     }
     Ok(())

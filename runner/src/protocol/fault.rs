@@ -87,7 +87,7 @@ pub enum FaultKind {
     /// A `step_result` with neither `result` nor `refused`.
     NoResult,
     /// A step's `result` does not have the shape of its operation's result.
-    BadResult(String),
+    BadResult(crate::protocol::ResultError),
     /// A breakage known only by its message (read back from a report.json, or a refusal where
     /// only a working adapter would do).
     Message(String),
@@ -150,7 +150,8 @@ impl fmt::Display for FaultKind {
             FaultKind::NoResult => {
                 f.write_str("a `step_result` has neither `result` nor `refused`")
             }
-            FaultKind::BadResult(m) | FaultKind::Message(m) => f.write_str(m),
+            FaultKind::BadResult(e) => e.fmt(f),
+            FaultKind::Message(m) => f.write_str(m),
         }
     }
 }

@@ -222,25 +222,51 @@ pub struct ImplInfo {
 /// Longest native tool name an adapter may declare in `tool_names` (bytes).
 pub const MAX_NATIVE_NAME: usize = 256;
 
+/// What is wrong with `implementation.tool_names`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolNamesError {
+    /// A key that is no tool of the specification.
+    NotASpecTool { name: String },
+    /// A native name that is empty, too long, or holds spaces or control characters.
+    BadNative { spec: String, native: String },
+}
+
+impl std::fmt::Display for ToolNamesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToolNamesError::NotASpecTool { name } => write!(
+                f,
+                "`tool_names`: {} is not a tool of the specification (its keys are among {})",
+                show(&Value::from(name.as_str())),
+                SPEC_TOOLS.join(", ")
+            ),
+            ToolNamesError::BadNative { spec, native } => write!(
+                f,
+                "`tool_names`: the native name of `{spec}` must be 1 to {MAX_NATIVE_NAME} bytes without spaces or control characters, got {}",
+                show(&Value::from(native.as_str()))
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ToolNamesError {}
+
 /// Checks `implementation.tool_names`: each key a tool of the specification, each value a
 /// non-empty name of at most [`MAX_NATIVE_NAME`] bytes without control characters or spaces.
-pub fn check_tool_names(names: &BTreeMap<String, String>) -> Result<(), String> {
+// spec: PROTOCOL.md "Mapping a runtime's own tools"
+pub fn check_tool_names(names: &BTreeMap<String, String>) -> Result<(), ToolNamesError> {
     for (spec, native) in names {
         if !SPEC_TOOLS.contains(&spec.as_str()) {
-            return Err(format!(
-                "`tool_names`: {} is not a tool of the specification (its keys are among {})",
-                show(&Value::from(spec.as_str())),
-                SPEC_TOOLS.join(", ")
-            ));
+            return Err(ToolNamesError::NotASpecTool { name: spec.clone() });
         }
         if native.is_empty()
             || native.len() > MAX_NATIVE_NAME
             || native.chars().any(|c| c.is_control() || c.is_whitespace())
         {
-            return Err(format!(
-                "`tool_names`: the native name of `{spec}` must be 1 to {MAX_NATIVE_NAME} bytes without spaces or control characters, got {}",
-                show(&Value::from(native.as_str()))
-            ));
+            return Err(ToolNamesError::BadNative {
+                spec: spec.clone(),
+                native: native.clone(),
+            });
         }
     }
     Ok(())
@@ -263,9 +289,9 @@ struct WireImplInfo {
 }
 
 impl TryFrom<WireImplInfo> for ImplInfo {
-    type Error = String;
+    type Error = ToolNamesError;
 
-    fn try_from(w: WireImplInfo) -> Result<ImplInfo, String> {
+    fn try_from(w: WireImplInfo) -> Result<ImplInfo, ToolNamesError> {
         check_tool_names(&w.tool_names)?;
         let (features, unknown_features) = crate::protocol::features::split_declared(w.features);
         Ok(ImplInfo {
@@ -472,12 +498,44 @@ pub enum StepOutcome {
     Refused(String),
 }
 
+/// Why a step's `result` is not the result of its operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResultError {
+    /// It does not have the operation's shape.
+    Mismatch { op: &'static str, error: String },
+    /// A `call` result that is neither `ok` nor an error.
+    NotACallResult { result: String },
+    /// A `call` error without a string `code`.
+    NoCode { result: String },
+}
+
+impl std::fmt::Display for ResultError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResultError::Mismatch { op, error } => {
+                write!(f, "result of `{op}` does not match the protocol: {error}")
+            }
+            ResultError::NotACallResult { result } => write!(
+                f,
+                "result of `call` must be {{\"ok\":true,\"value\":{{..}}}} or {{\"ok\":false,\"error\":{{\"code\":..}}}}, got {result}"
+            ),
+            ResultError::NoCode { result } => {
+                write!(f, "error result of `call` has no string `code`: {result}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ResultError {}
+
 impl StepOutcome {
     /// Parses the untyped `result` of a `step_result` for the operation that was sent.
-    pub fn from_wire(step: &WireStep, result: Value) -> Result<StepOutcome, String> {
-        let what = step.op_name();
-        let parse_err =
-            |e: serde_json::Error| format!("result of `{what}` does not match the protocol: {e}");
+    pub fn from_wire(step: &WireStep, result: Value) -> Result<StepOutcome, ResultError> {
+        let op = step.op_name();
+        let parse_err = |e: serde_json::Error| ResultError::Mismatch {
+            op,
+            error: e.to_string(),
+        };
         Ok(match step {
             WireStep::Discover => {
                 StepOutcome::Discover(serde_json::from_value(result).map_err(parse_err)?)
@@ -490,13 +548,15 @@ impl StepOutcome {
             }
             WireStep::Call { .. } => {
                 let call: CallResult = serde_json::from_value(result.clone()).map_err(|_| {
-                    format!("result of `call` must be {{\"ok\":true,\"value\":{{..}}}} or {{\"ok\":false,\"error\":{{\"code\":..}}}}, got {result}")
+                    ResultError::NotACallResult {
+                        result: result.to_string(),
+                    }
                 })?;
                 if let CallResult::Err { error, .. } = &call {
                     if !error.get("code").is_some_and(Value::is_string) {
-                        return Err(format!(
-                            "error result of `call` has no string `code`: {result}"
-                        ));
+                        return Err(ResultError::NoCode {
+                            result: result.to_string(),
+                        });
                     }
                 }
                 StepOutcome::Call(call)
