@@ -380,7 +380,9 @@ impl State {
         let what = request.words();
         let timeout = self.timeout.as_secs_f64();
         let handshake = matches!(request, Outgoing::Start { .. });
-        let tail = tail_lines(fault.stderr_tail.as_deref().unwrap_or(""));
+        let tail = tail_lines(without_dropped_note(
+            fault.stderr_tail.as_deref().unwrap_or(""),
+        ));
         if let Some(exit) = fault.exited {
             let mut details = vec![match exit {
                 Some(exit) => exit.to_string(),
@@ -871,6 +873,15 @@ fn tail_lines(tail: &str) -> Vec<String> {
     out
 }
 
+/// A stderr tail without the transport's note of how many bytes came before it (`[N earlier
+/// bytes dropped]`): smoke shows the last lines only.
+fn without_dropped_note(tail: &str) -> &str {
+    tail.strip_prefix('[')
+        .and_then(|rest| rest.split_once(" earlier bytes dropped]"))
+        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(tail, |(_, rest)| rest)
+}
+
 /// `text` quoted for a POSIX shell when it needs it.
 fn shell_quote(text: &str) -> String {
     if !text.is_empty()
@@ -912,5 +923,7 @@ mod tests {
         assert!(t.last().unwrap().ends_with("line 49"));
         assert_eq!(tail_lines("\n"), ["its stderr: (nothing)"]);
         assert!(tail_lines("a\u{1b}[31m")[1].contains("\\u{1b}"));
+        assert_eq!(without_dropped_note("[12 earlier bytes dropped]EEE"), "EEE");
+        assert_eq!(without_dropped_note("[x] earlier"), "[x] earlier");
     }
 }
