@@ -2,8 +2,8 @@
 //! `mutants` workers and the repository's conformance test all call it.
 //!
 //! It starts the implementation ([`Factory`]), runs the cases in order ([`super::run_case`]),
-//! tells an [`Observer`] what happens (started, each case started and finished, a failure that
-//! did not reproduce), and owns the policies every caller shares ([`Policy`]): a failure run
+//! tells an [`Observer`] what happens (started, each case started and finished, a restart after
+//! a breakage, a failure that did not reproduce), and owns the policies every caller shares ([`Policy`]): a failure run
 //! again before it counts, the stop after too many failures, and the stop when a broken adapter
 //! keeps breaking after its restarts (an adapter starts a fresh process at the next case by
 //! itself; here the futile restarts are counted). When a run stops early, its remaining cases are
@@ -49,6 +49,10 @@ pub trait Observer {
     fn started(&mut self, _info: &ImplInfo) {}
     /// Case `position` (0-based, in the order given) is about to run.
     fn case_started(&mut self, _position: usize, _case: &Case) {}
+    /// Case `position` is about to run while the implementation is broken (it broke in an
+    /// earlier case and has not completed one since): if the case is sent, the implementation
+    /// starts again for it (an adapter spawns a fresh process and repeats the handshake).
+    fn restarting(&mut self, _position: usize, _case: &Case) {}
     /// Case `position` failed once and passed when run again ([`Policy::retry_failures`]).
     fn case_flaky(&mut self, _position: usize, _case: &Case) {}
     /// Case `position` ended.
@@ -142,6 +146,9 @@ pub fn run_suite(
         if stopped.is_some() {
             results.push(not_run());
             continue;
+        }
+        if broken_in_a_row > 0 {
+            observer.restarting(i, case);
         }
         observer.case_started(i, case);
         let outcome = run_one(case, imp.as_mut(), opts, i as u64 + 1, policy, || {
