@@ -1,6 +1,6 @@
 //! The `config` key of a case: the implementation-neutral runtime configuration ([`CaseConfig`])
-//! and its parsing and checks (spec-cases/README.md, "config"). It implements no SPEC.md clause:
-//! it is the case format, which [`super`] re-exports.
+//! and its parsing and checks (spec-cases/README.md, "Configuration"). Part of the case format,
+//! it implements no SPEC.md clause; its types are re-exported from [`crate::cases`].
 
 use std::collections::BTreeMap;
 
