@@ -505,6 +505,11 @@ fn check_path(input: &[u8]) -> Result<(), String> {
     // On a real tree with links out of the skill: whatever the validator says, the canary
     // outside never comes back, and what it rejects the tool rejects as invalid_path.
     with_tree(|rt| {
+        // Each input is a turn of its own: one long turn would keep every earlier call for reuse
+        // (SPEC `tools.turn-reuse`), so the kept calls, not this input, would fill the memory
+        // bound after some 130,000 calls (a finding of CI's fuzz run: 131,072 kept calls of
+        // 136 bytes each).
+        rt.new_turn();
         let read = rt.call(
             "skill_read_reference",
             &json!({"skill": "alpha", "path": path}),

@@ -11,6 +11,7 @@
 
 pub mod budget;
 pub mod clauses;
+pub mod config;
 pub mod expect;
 pub mod exposure;
 pub mod fixture;
@@ -34,6 +35,11 @@ use crate::cases::fixture::{parse_raw_path, Layout, Tree};
 use crate::protocol::features::Feature;
 use crate::protocol::WireStep;
 
+pub use config::{
+    AllowEntry, Allowlist, Answer, CaseConfig, CaseHitl, CaseSkillDirs, HashSource, Platform,
+    Session, SkillsRoot,
+};
+
 /// A problem with a case file, located as precisely as possible.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaseError {
@@ -47,161 +53,6 @@ impl fmt::Display for CaseError {
         match self.line {
             Some(line) => write!(f, "{}:{}: {}", self.file.display(), line, self.message),
             None => write!(f, "{}: {}", self.file.display(), self.message),
-        }
-    }
-}
-
-/// Where the hash of an allowlist entry comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HashSource {
-    /// Written out in the case.
-    Hex(String),
-    /// The SHA-256 of this fixture file (relative to the case root), computed after the tree is built.
-    Of(String),
-}
-
-/// One structured allowlist entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AllowEntry {
-    pub skill: String,
-    pub script: String,
-    pub sha256: HashSource,
-}
-
-/// The operator's script allowlist as a case gives it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Allowlist {
-    /// Entries the runner serializes to the policy JSON.
-    Entries(Vec<AllowEntry>),
-    /// The policy text verbatim (for malformed policies); `{sha256:PATH}` and `{root}` are
-    /// substituted.
-    Raw(String),
-}
-
-/// Implementation-neutral runtime configuration of a case.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaseConfig {
-    /// The skills root. Default: `skills` in the case root.
-    pub skills_root: SkillsRoot,
-    pub script_allowlist: Option<Allowlist>,
-    pub tool_allowlist: Option<Vec<String>>,
-    pub allow_trading: bool,
-    pub replay: Option<String>,
-    /// `SKILL_SCRIPT_TIMEOUT_MS` exactly as set (a number in the case file is sent as its text).
-    pub timeout_ms: Option<String>,
-    /// The runtime's own environment; `{root}` in values is the case root.
-    pub env: BTreeMap<String, String>,
-    /// Overrides the interpreter the runner resolved (`{root}` is the case root), for cases about
-    /// an interpreter that cannot start or that records how it was called.
-    pub python: Option<String>,
-    /// A platform to emulate (needs the `platform-emulation` feature).
-    pub platform: Option<Platform>,
-    /// Profile `selection`/`trust`: the skill directories by trust, relative to the case root.
-    pub skill_dirs: Option<CaseSkillDirs>,
-    /// Profile `trust`: the local registry directory, relative to the case root.
-    pub registry: Option<String>,
-    /// Profile `selection`: the selection limits (`None` fields: the defaults).
-    pub selection: Option<crate::protocol::WireSelection>,
-    /// Profile `hitl`: the approval-gated script host.
-    pub hitl: Option<CaseHitl>,
-}
-
-/// `config.hitl` of a case (profile `hitl`), with the case format's defaults filled in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaseHitl {
-    /// `skills.enabled`; default true.
-    pub enabled: bool,
-    /// `run_skill_script` on the tool allowlist; default false (the seed's default).
-    pub script_tool_allowed: bool,
-    /// Whether a human can be asked; default interactive.
-    pub session: Session,
-    /// The human's answers, in order; default none (so every question is answered no).
-    pub answers: Vec<Answer>,
-    /// The script timeout setting as text (a number in the case file is sent as its text).
-    pub timeout_ms: Option<String>,
-}
-
-/// Whether a human can be asked (profile `hitl`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Session {
-    Interactive,
-    NonInteractive,
-}
-
-impl Session {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Session::Interactive => "interactive",
-            Session::NonInteractive => "non-interactive",
-        }
-    }
-}
-
-/// One answer of the human (profile `hitl`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Answer {
-    Approve,
-    Deny,
-}
-
-impl Answer {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Answer::Approve => "approve",
-            Answer::Deny => "deny",
-        }
-    }
-}
-
-/// `config.skill_dirs` of a case: each directory relative to the case root, or not configured.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CaseSkillDirs {
-    #[serde(default)]
-    pub user: Option<String>,
-    #[serde(default)]
-    pub workspace: Option<String>,
-    #[serde(default)]
-    pub installed: Option<String>,
-}
-
-/// Where the runtime's skills root is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SkillsRoot {
-    /// Not set: the feature is off.
-    Unset,
-    /// This path relative to the case root (sent as an absolute path).
-    InCase(String),
-    /// This text exactly as an operator might write it (empty, relative), sent verbatim.
-    AsWritten(String),
-}
-
-/// Platforms a case can ask the runtime to emulate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Platform {
-    /// No POSIX process groups (as on Windows).
-    NoProcessGroups,
-}
-
-impl Default for CaseConfig {
-    fn default() -> Self {
-        CaseConfig {
-            skills_root: SkillsRoot::InCase("skills".into()),
-            script_allowlist: None,
-            tool_allowlist: None,
-            allow_trading: false,
-            replay: None,
-            timeout_ms: None,
-            env: BTreeMap::new(),
-            python: None,
-            platform: None,
-            skill_dirs: None,
-            registry: None,
-            selection: None,
-            hitl: None,
         }
     }
 }
@@ -328,6 +179,71 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         message: format!("not a valid case file: {e}"),
     })?;
     let line = raw.id.referenced.line() as usize;
+    let (id, summary) = id_and_summary(&cx, line, &raw)?;
+    if raw.clauses.is_empty() {
+        return Err(cx.err(line, "`clauses` must cite at least one clause id"));
+    }
+    let requires = parse_requires(&cx, &raw.requires)?;
+    let clause_ids = parse_clauses(&cx, &raw.clauses, &requires)?;
+    let tree_line = raw
+        .tree
+        .as_ref()
+        .map_or(line, |t| t.referenced.line() as usize);
+    let mut budget = Budget::for_case(&id);
+    let tree = match &raw.tree {
+        Some(t) => parse_tree(&cx, tree_line, &t.value, &mut budget)?,
+        None => Tree::default(),
+    };
+    let config_line = raw
+        .config
+        .as_ref()
+        .map_or(line, |c| c.referenced.line() as usize);
+    let config = match &raw.config {
+        Some(c) => config::parse_config(&cx, config_line, &c.value)?,
+        None => CaseConfig::default(),
+    };
+    let steps = parse_steps(&cx, line, &raw.steps, &mut budget)?;
+    check_layout(&cx, (tree_line, &tree), (config_line, &config), &steps)?;
+    check_steps(&cx, line, &steps)?;
+    check_features(&cx, line, &requires, &config, &steps)?;
+    if skipped_without_loaded(&steps) {
+        return Err(cx.err(
+            line,
+            "a `discover` step that expects `skipped` also expects `loaded` (skip reasons are only checked for implementations with skip-report)",
+        ));
+    }
+    let canaries = match &raw.canaries {
+        Some(c) => exposure::Canaries::parse(&c.value)
+            .map_err(|m| cx.err(c.referenced.line() as usize, m))?,
+        None => exposure::Canaries::default(),
+    };
+    let bounded = raw.bounded.as_ref().map(|b| b.value.trim().to_owned());
+    check_observables(
+        &cx,
+        line,
+        (&tree, &config, &steps),
+        &canaries,
+        bounded.as_deref(),
+    )?;
+    Ok(Case {
+        id,
+        summary,
+        clauses: clause_ids,
+        requires,
+        preconditions: raw.preconditions.clone(),
+        tree,
+        config,
+        steps,
+        file: file.to_path_buf(),
+        line,
+        area: area.to_owned(),
+        canaries,
+        bounded,
+    })
+}
+
+/// The case's `id` (dot-separated lowercase words; `line` is its line) and its one-line `summary`.
+fn id_and_summary(cx: &Ctx<'_>, line: usize, raw: &RawCase) -> Result<(String, String), CaseError> {
     let id = raw.id.value.clone();
     if !valid_case_id(&id) {
         return Err(cx.err(
@@ -342,11 +258,13 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
             "`summary` must be one non-empty sentence on one line",
         ));
     }
-    if raw.clauses.is_empty() {
-        return Err(cx.err(line, "`clauses` must cite at least one clause id"));
-    }
+    Ok((id, summary))
+}
+
+/// `requires`: features from the closed list, each once, in the order first written.
+fn parse_requires(cx: &Ctx<'_>, raw: &[Spanned<String>]) -> Result<Vec<Feature>, CaseError> {
     let mut requires = Vec::new();
-    for r in &raw.requires {
+    for r in raw {
         let f = Feature::parse(&r.value).ok_or_else(|| {
             let known: Vec<&str> = Feature::ALL.iter().map(|f| f.as_str()).collect();
             cx.err(
@@ -362,8 +280,17 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
             requires.push(f);
         }
     }
+    Ok(requires)
+}
+
+/// `clauses`: known clause ids, each of a feature's clauses with that feature in `requires`.
+fn parse_clauses(
+    cx: &Ctx<'_>,
+    raw: &[Spanned<String>],
+    requires: &[Feature],
+) -> Result<Vec<String>, CaseError> {
     let mut clause_ids = Vec::new();
-    for c in &raw.clauses {
+    for c in raw {
         let clause = clauses::lookup(&c.value).ok_or_else(|| {
             cx.err(
                 c.referenced.line() as usize,
@@ -383,36 +310,33 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         }
         clause_ids.push(c.value.clone());
     }
-    let tree_line = raw
-        .tree
-        .as_ref()
-        .map_or(line, |t| t.referenced.line() as usize);
-    let mut budget = Budget::for_case(&id);
-    let tree = match &raw.tree {
-        Some(t) => parse_tree(&cx, tree_line, &t.value, &mut budget)?,
-        None => Tree::default(),
-    };
-    let config_line = raw
-        .config
-        .as_ref()
-        .map_or(line, |c| c.referenced.line() as usize);
-    let config = match &raw.config {
-        Some(c) => parse_config(&cx, config_line, &c.value)?,
-        None => CaseConfig::default(),
-    };
-    if raw.steps.is_empty() {
+    Ok(clause_ids)
+}
+
+/// `steps`: at least one (`line` is the case's), each charged to the case's `budget`.
+fn parse_steps(
+    cx: &Ctx<'_>,
+    line: usize,
+    raw: &[Spanned<Value>],
+    budget: &mut Budget,
+) -> Result<Vec<Step>, CaseError> {
+    if raw.is_empty() {
         return Err(cx.err(line, "`steps` must not be empty"));
     }
     let mut steps = Vec::new();
-    for s in &raw.steps {
+    for s in raw {
         steps.push(parse_step(
-            &cx,
+            cx,
             s.referenced.line() as usize,
             &s.value,
-            &mut budget,
+            budget,
         )?);
     }
-    check_layout(&cx, (tree_line, &tree), (config_line, &config), &steps)?;
+    Ok(steps)
+}
+
+/// The case checks something (some step expects something) and reaches the implementation.
+fn check_steps(cx: &Ctx<'_>, line: usize, steps: &[Step]) -> Result<(), CaseError> {
     if steps.iter().all(|s| s.expect.is_empty()) {
         return Err(cx.err(
             line,
@@ -425,6 +349,18 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
     {
         return Err(cx.err(line, "the case never reaches the implementation"));
     }
+    Ok(())
+}
+
+/// Each optional setting, expectation and step the case uses has its feature in `requires`,
+/// and a case requiring `hitl` configures its host.
+fn check_features(
+    cx: &Ctx<'_>,
+    line: usize,
+    requires: &[Feature],
+    config: &CaseConfig,
+    steps: &[Step],
+) -> Result<(), CaseError> {
     if config.tool_allowlist.is_some() && !requires.contains(&Feature::ToolAllowlist) {
         return Err(cx.err(
             line,
@@ -471,40 +407,7 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
     }) {
         return Err(cx.err(step.line, "a `select` step needs `requires: [selection]`"));
     }
-    if skipped_without_loaded(&steps) {
-        return Err(cx.err(
-            line,
-            "a `discover` step that expects `skipped` also expects `loaded` (skip reasons are only checked for implementations with skip-report)",
-        ));
-    }
-    let canaries = match &raw.canaries {
-        Some(c) => exposure::Canaries::parse(&c.value)
-            .map_err(|m| cx.err(c.referenced.line() as usize, m))?,
-        None => exposure::Canaries::default(),
-    };
-    let bounded = raw.bounded.as_ref().map(|b| b.value.trim().to_owned());
-    check_observables(
-        &cx,
-        line,
-        (&tree, &config, &steps),
-        &canaries,
-        bounded.as_deref(),
-    )?;
-    Ok(Case {
-        id,
-        summary,
-        clauses: clause_ids,
-        requires,
-        preconditions: raw.preconditions.clone(),
-        tree,
-        config,
-        steps,
-        file: file.to_path_buf(),
-        line,
-        area: area.to_owned(),
-        canaries,
-        bounded,
-    })
+    Ok(())
 }
 
 /// Every safety check of the case has an observable ([`exposure::check_observables`]).
@@ -697,202 +600,6 @@ fn parse_tree(
 ) -> Result<Tree, CaseError> {
     let obj = as_object(cx, line, "tree", v)?;
     Tree::from_yaml_within(obj, budget).map_err(|m| cx.err(line, format!("in `tree`: {m}")))
-}
-
-fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseConfig, CaseError> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct RawConfig {
-        #[serde(default)]
-        skills_root: Option<String>,
-        #[serde(default)]
-        skills_root_as_written: Option<String>,
-        #[serde(default)]
-        script_allowlist: Option<Value>,
-        #[serde(default)]
-        tool_allowlist: Option<Vec<String>>,
-        #[serde(default)]
-        allow_trading: bool,
-        #[serde(default)]
-        replay: Option<String>,
-        #[serde(default)]
-        timeout_ms: Option<Value>,
-        #[serde(default)]
-        env: BTreeMap<String, String>,
-        #[serde(default)]
-        python: Option<String>,
-        #[serde(default)]
-        platform: Option<Platform>,
-        #[serde(default)]
-        skill_dirs: Option<CaseSkillDirs>,
-        #[serde(default)]
-        registry: Option<String>,
-        #[serde(default)]
-        selection: Option<crate::protocol::WireSelection>,
-        #[serde(default)]
-        hitl: Option<RawHitl>,
-    }
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct RawHitl {
-        #[serde(default = "yes")]
-        enabled: bool,
-        #[serde(default)]
-        script_tool_allowed: bool,
-        #[serde(default = "interactive")]
-        session: Session,
-        #[serde(default)]
-        answers: Vec<Answer>,
-        #[serde(default)]
-        timeout_ms: Option<Value>,
-    }
-    fn yes() -> bool {
-        true
-    }
-    fn interactive() -> Session {
-        Session::Interactive
-    }
-    let obj = as_object(cx, line, "config", v)?;
-    let raw: RawConfig = typed(cx, line, "config", v)?;
-    // With `skill_dirs` (the profile's directories) the core root is unset.
-    if raw.skill_dirs.is_some()
-        && (obj.contains_key("skills_root") || raw.skills_root_as_written.is_some())
-    {
-        return Err(cx.err(
-            line,
-            "`config.skill_dirs` replaces the skills root: leave `skills_root` out",
-        ));
-    }
-    let in_case = |what: &str, p: &str| -> Result<(), CaseError> {
-        if p.is_empty() || p.starts_with('/') || p.split('/').any(|s| s == "..") {
-            return Err(cx.err(
-                line,
-                format!("`config.{what}` must be relative to the case root, without `..`"),
-            ));
-        }
-        Ok(())
-    };
-    if let Some(d) = &raw.skill_dirs {
-        for (what, p) in [
-            ("skill_dirs.user", &d.user),
-            ("skill_dirs.workspace", &d.workspace),
-            ("skill_dirs.installed", &d.installed),
-        ] {
-            if let Some(p) = p {
-                in_case(what, p)?;
-            }
-        }
-    }
-    if let Some(r) = &raw.registry {
-        in_case("registry", r)?;
-    }
-    // `skills_root: null` (written out) unsets the root; leaving the key out uses `skills`.
-    let skills_root = match (obj.contains_key("skills_root"), raw.skills_root_as_written) {
-        (false, None) if raw.skill_dirs.is_some() => SkillsRoot::Unset,
-        (true, Some(_)) => {
-            return Err(cx.err(
-                line,
-                "`config` has either `skills_root` or `skills_root_as_written`, not both",
-            ))
-        }
-        (false, Some(text)) => SkillsRoot::AsWritten(text),
-        (true, None) => raw
-            .skills_root
-            .map_or(SkillsRoot::Unset, SkillsRoot::InCase),
-        (false, None) => SkillsRoot::InCase("skills".into()),
-    };
-    if let SkillsRoot::InCase(root) = &skills_root {
-        if root.starts_with('/') || root.split('/').any(|s| s == "..") {
-            return Err(cx.err(
-                line,
-                "`config.skills_root` must be relative to the case root, without `..`",
-            ));
-        }
-    }
-    let script_allowlist = match raw.script_allowlist {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(Allowlist::Raw(s)),
-        Some(Value::Array(items)) => {
-            #[derive(Deserialize)]
-            #[serde(deny_unknown_fields)]
-            struct RawEntry {
-                skill: String,
-                script: String,
-                #[serde(default)]
-                sha256: Option<String>,
-                #[serde(default)]
-                sha256_of: Option<String>,
-            }
-            let mut entries = Vec::new();
-            for item in items {
-                let e: RawEntry = typed(cx, line, "config.script_allowlist", &item)?;
-                let sha256 = match (e.sha256, e.sha256_of) {
-                    (Some(h), None) => HashSource::Hex(h),
-                    (None, Some(p)) => HashSource::Of(p),
-                    _ => {
-                        return Err(cx.err(
-                            line,
-                            "each `script_allowlist` entry needs exactly one of `sha256` and `sha256_of`",
-                        ))
-                    }
-                };
-                entries.push(AllowEntry {
-                    skill: e.skill,
-                    script: e.script,
-                    sha256,
-                });
-            }
-            Some(Allowlist::Entries(entries))
-        }
-        Some(other) => {
-            return Err(cx.err(
-                line,
-                format!(
-                    "`config.script_allowlist` must be a list of entries or a raw string, got {}",
-                    kind_name(&other)
-                ),
-            ))
-        }
-    };
-    let timeout_text = |what: &str, v: Option<Value>| -> Result<Option<String>, CaseError> {
-        match v {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(t)) => Ok(Some(t)),
-            Some(Value::Number(n)) => Ok(Some(n.to_string())),
-            Some(other) => Err(cx.err(
-                line,
-                format!(
-                    "`config.{what}` is the setting's text or a number, got {}",
-                    kind_name(&other)
-                ),
-            )),
-        }
-    };
-    let hitl = match raw.hitl {
-        None => None,
-        Some(h) => Some(CaseHitl {
-            enabled: h.enabled,
-            script_tool_allowed: h.script_tool_allowed,
-            session: h.session,
-            answers: h.answers,
-            timeout_ms: timeout_text("hitl.timeout_ms", h.timeout_ms)?,
-        }),
-    };
-    Ok(CaseConfig {
-        hitl,
-        skills_root,
-        script_allowlist,
-        tool_allowlist: raw.tool_allowlist,
-        allow_trading: raw.allow_trading,
-        replay: raw.replay,
-        timeout_ms: timeout_text("timeout_ms", raw.timeout_ms)?,
-        env: raw.env,
-        python: raw.python,
-        platform: raw.platform,
-        skill_dirs: raw.skill_dirs,
-        registry: raw.registry,
-        selection: raw.selection,
-    })
 }
 
 /// The operation keys a step may have; exactly one per step.

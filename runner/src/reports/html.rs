@@ -546,8 +546,22 @@ fn count_class(name: &str) -> &'static str {
     }
 }
 
+/// One report's section: its heading, the counts, the table by area and level, the failure
+/// lists and the table by clause. `i` numbers the section (anchors are `r{i + 1}-...`).
 fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]) {
     let n = i + 1;
+    report_heading(out, n, r);
+    // The counts: report.json's summary, with the failures split by kind.
+    let t = r.conformance.all();
+    summary_table(out, &t);
+    levels_table(out, n, r, &t);
+    failure_lists(out, r);
+    clauses_table(out, n, r, clauses);
+}
+
+/// The section's opening: title, result statement, source line with features and partition,
+/// and why the run stopped early, if it did.
+fn report_heading(out: &mut String, n: usize, r: &ReportView) {
     let _ = writeln!(
         out,
         "<section class=\"report\" id=\"r{n}\"><h2>{} <span class=\"muted\">({})</span></h2>",
@@ -589,8 +603,10 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
             esc(&s.reason)
         );
     }
-    // The counts: report.json's summary, with the failures split by kind.
-    let t = r.conformance.all();
+}
+
+/// The summary table: each count of `t` (all areas and levels together) and the total.
+fn summary_table(out: &mut String, t: &LevelCounts) {
     let mut cols: Vec<(&str, usize)> = t.named().to_vec();
     cols.push(("total", t.total()));
     let _ = write!(out, "<table class=\"summary\"><tr>");
@@ -606,7 +622,11 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
         );
     }
     let _ = writeln!(out, "</tr></table>");
+}
 
+/// The table by area and level: one row per level an area has cases of, with the counts of
+/// `t`'s columns and the area's statement.
+fn levels_table(out: &mut String, n: usize, r: &ReportView, t: &LevelCounts) {
     let _ = write!(
         out,
         "<h3>By area and level</h3><table class=\"levels\"><tr><th>area</th><th>level</th>"
@@ -649,7 +669,10 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
         }
     }
     let _ = writeln!(out, "</table>");
+}
 
+/// The failure lists: unsafe, permissive, different, then the other problems.
+fn failure_lists(out: &mut String, r: &ReportView) {
     failure_list(
         out,
         "Unsafe failures (listed as known or not)",
@@ -674,7 +697,11 @@ fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]
         "error",
         &r.other_problems(),
     );
+}
 
+/// The table by clause, in the order of `clauses`: each clause's level, result and a badge per
+/// case citing it; it closes the section.
+fn clauses_table(out: &mut String, n: usize, r: &ReportView, clauses: &[String]) {
     let results = by_clause(r);
     let _ = writeln!(
         out,

@@ -3,9 +3,11 @@
 
 use std::fmt::Write as _;
 
-use crate::cases::expect::{Matcher, OutcomeExpect};
+use crate::cases::expect::{
+    CallExpect, DiscoverExpect, Matcher, OutcomeExpect, PromptExpect, SelectExpect, ToolsExpect,
+};
 use crate::cases::fixture::EntryKind;
-use crate::cases::{Action, Allowlist, Case, HashSource, SkillsRoot};
+use crate::cases::{Action, Allowlist, Case, CaseConfig, CaseHitl, HashSource, SkillsRoot};
 use crate::protocol::WireStep;
 
 use super::{one_line, visible};
@@ -115,8 +117,18 @@ pub fn render(case: &Case) -> String {
     visible(&render_raw(case)).into_owned()
 }
 
+/// [`render`] before escaping: the header, the tree, the configuration, then each step.
 fn render_raw(case: &Case) -> String {
     let mut s = String::new();
+    header(&mut s, case);
+    tree(&mut s, case);
+    config(&mut s, &case.config);
+    steps(&mut s, case);
+    s
+}
+
+/// The case's id, summary, file, clauses, required features, canaries and `bounded`.
+fn header(s: &mut String, case: &Case) {
     let _ = writeln!(s, "{}", case.id);
     let _ = writeln!(s, "  {}", one_line(&case.summary));
     let file = case.file.display().to_string();
@@ -140,6 +152,10 @@ fn render_raw(case: &Case) -> String {
             one_line(b)
         );
     }
+}
+
+/// The tree the case builds before its first step.
+fn tree(s: &mut String, case: &Case) {
     let _ = writeln!(s, "\nGiven this tree in a fresh directory:");
     if case.tree.entries.is_empty() {
         let _ = writeln!(s, "    (nothing)");
@@ -148,7 +164,10 @@ fn render_raw(case: &Case) -> String {
         let mode = e.mode.map(|m| format!("[mode {m:o}] ")).unwrap_or_default();
         let _ = writeln!(s, "    {}: {mode}{}", path(&e.path), entry(&e.kind));
     }
-    let c = &case.config;
+}
+
+/// The runtime's configuration, one line per setting the case makes.
+fn config(s: &mut String, c: &CaseConfig) {
     let _ = writeln!(s, "\nand a runtime configured with:");
     let _ = match &c.skills_root {
         SkillsRoot::Unset if c.skill_dirs.is_some() => {
@@ -161,7 +180,34 @@ fn render_raw(case: &Case) -> String {
         SkillsRoot::InCase(r) => writeln!(s, "    skills root: {}", one_line(r)),
         SkillsRoot::AsWritten(t) => writeln!(s, "    skills root, exactly as written: {t:?}"),
     };
-    match &c.script_allowlist {
+    script_allowlist(s, c.script_allowlist.as_ref());
+    if let Some(t) = &c.tool_allowlist {
+        let _ = writeln!(s, "    tool allowlist: {}", t.join(", "));
+    }
+    if c.allow_trading {
+        let _ = writeln!(s, "    trading allowed");
+    }
+    if let Some(r) = &c.replay {
+        let _ = writeln!(s, "    replay mode: {r}");
+    }
+    if let Some(t) = &c.timeout_ms {
+        let _ = writeln!(s, "    helper timeout setting: {t:?}");
+    }
+    if c.platform.is_some() {
+        let _ = writeln!(s, "    emulating a platform without POSIX process groups");
+    }
+    if let Some(p) = &c.python {
+        let _ = writeln!(s, "    python interpreter: {}", one_line(p));
+    }
+    profiles(s, c);
+    for (k, v) in &c.env {
+        let _ = writeln!(s, "    host environment {}={}", one_line(k), one_line(v));
+    }
+}
+
+/// The operator's script allowlist: unset, verbatim, or one line per entry.
+fn script_allowlist(s: &mut String, allowlist: Option<&Allowlist>) {
+    match allowlist {
         None => {
             let _ = writeln!(s, "    script allowlist: (unset)");
         }
@@ -183,24 +229,11 @@ fn render_raw(case: &Case) -> String {
             }
         }
     }
-    if let Some(t) = &c.tool_allowlist {
-        let _ = writeln!(s, "    tool allowlist: {}", t.join(", "));
-    }
-    if c.allow_trading {
-        let _ = writeln!(s, "    trading allowed");
-    }
-    if let Some(r) = &c.replay {
-        let _ = writeln!(s, "    replay mode: {r}");
-    }
-    if let Some(t) = &c.timeout_ms {
-        let _ = writeln!(s, "    helper timeout setting: {t:?}");
-    }
-    if c.platform.is_some() {
-        let _ = writeln!(s, "    emulating a platform without POSIX process groups");
-    }
-    if let Some(p) = &c.python {
-        let _ = writeln!(s, "    python interpreter: {}", one_line(p));
-    }
+}
+
+/// The settings of the profiles (`selection`, `trust`, `hitl`): skill directories, registry,
+/// selection limits and the approval-gated host.
+fn profiles(s: &mut String, c: &CaseConfig) {
     if let Some(d) = &c.skill_dirs {
         for (role, dir, trust) in [
             ("user", &d.user, "Trusted"),
@@ -225,177 +258,48 @@ fn render_raw(case: &Case) -> String {
         );
     }
     if let Some(h) = &c.hitl {
-        let _ = writeln!(
-            s,
-            "    approval-gated script host: skills {}, run_skill_script {}, {} session",
-            if h.enabled { "enabled" } else { "disabled" },
-            if h.script_tool_allowed {
-                "on the tool allowlist"
-            } else {
-                "not allowed"
-            },
-            h.session.as_str()
-        );
-        let answers: Vec<&str> = h.answers.iter().map(|a| a.as_str()).collect();
-        let _ = writeln!(
-            s,
-            "    the human answers: [{}], then no",
-            answers.join(", ")
-        );
-        if let Some(t) = &h.timeout_ms {
-            let _ = writeln!(s, "    script timeout setting: {t:?}");
-        }
+        hitl(s, h);
     }
-    for (k, v) in &c.env {
-        let _ = writeln!(s, "    host environment {}={}", one_line(k), one_line(v));
+}
+
+/// The approval-gated script host (profile `hitl`) and the human's answers.
+fn hitl(s: &mut String, h: &CaseHitl) {
+    let _ = writeln!(
+        s,
+        "    approval-gated script host: skills {}, run_skill_script {}, {} session",
+        if h.enabled { "enabled" } else { "disabled" },
+        if h.script_tool_allowed {
+            "on the tool allowlist"
+        } else {
+            "not allowed"
+        },
+        h.session.as_str()
+    );
+    let answers: Vec<&str> = h.answers.iter().map(|a| a.as_str()).collect();
+    let _ = writeln!(
+        s,
+        "    the human answers: [{}], then no",
+        answers.join(", ")
+    );
+    if let Some(t) = &h.timeout_ms {
+        let _ = writeln!(s, "    script timeout setting: {t:?}");
     }
+}
+
+/// Each step: what it does, then what it expects.
+fn steps(s: &mut String, case: &Case) {
     let _ = writeln!(s, "\nSteps:");
+    let dirs = case.config.skill_dirs.is_some();
     for (i, step) in case.steps.iter().enumerate() {
-        let what = match &step.action {
-            Action::Implementation(WireStep::Discover) if c.skill_dirs.is_some() => {
-                "scan the skill directories".to_owned()
-            }
-            Action::Implementation(WireStep::Discover) => "scan the skills root".to_owned(),
-            Action::Implementation(WireStep::Tools) => {
-                "list the tools offered to the model".to_owned()
-            }
-            Action::Implementation(WireStep::Prompt) => "render the system prompt".to_owned(),
-            Action::Implementation(WireStep::NewTurn) => "start a new turn".to_owned(),
-            Action::Implementation(WireStep::Call { tool, args }) => {
-                format!("call {tool} with {args}")
-            }
-            Action::Implementation(WireStep::Select { message, tools }) => {
-                let tools = if tools.is_empty() {
-                    "no host tools".to_owned()
-                } else {
-                    format!("the host's tools [{}]", tools.join(", "))
-                };
-                format!(
-                    "select the active skills for the message {} with {tools}",
-                    crate::cases::expect::show(&serde_json::Value::from(message.clone()))
-                )
-            }
-            Action::Write(tree) => {
-                let parts: Vec<String> = tree
-                    .entries
-                    .iter()
-                    .map(|e| format!("{} ({})", path(&e.path), entry(&e.kind)))
-                    .collect();
-                format!("the runner writes {}", parts.join(", "))
-            }
-            Action::Remove(paths) => format!(
-                "the runner removes {}",
-                paths.iter().map(|p| path(p)).collect::<Vec<_>>().join(", ")
-            ),
-            Action::Wait(ms) => format!("wait {ms} ms"),
-        };
+        let what = action(&step.action, dirs);
         let _ = writeln!(s, "  {}. (line {}) {what}", i + 1, step.line);
         match &step.expect.outcome {
             None => {}
-            Some(OutcomeExpect::Discover(d)) => {
-                if let Some(l) = &d.loaded {
-                    let _ = writeln!(s, "     expect loaded, in this order: [{}]", l.join(", "));
-                }
-                for (id, g) in &d.guides {
-                    for (field, m) in [
-                        ("format", &g.format),
-                        ("name", &g.name),
-                        ("description", &g.description),
-                        ("body", &g.body),
-                        ("trust", &g.trust),
-                    ] {
-                        if let Some(m) = m {
-                            let _ = writeln!(s, "     expect guide {id}'s {field} {}", matcher(m));
-                        }
-                    }
-                }
-                for (p, r) in d.skipped.iter().flatten() {
-                    let _ = writeln!(s, "     expect {p} skipped as {r}");
-                }
-            }
-            Some(OutcomeExpect::Tools(t)) => {
-                if let Some(o) = &t.offered {
-                    let _ = writeln!(
-                        s,
-                        "     expect exactly these tools offered: [{}]",
-                        o.join(", ")
-                    );
-                }
-                for n in &t.not_offered {
-                    let _ = writeln!(s, "     expect {n} not offered");
-                }
-            }
-            Some(OutcomeExpect::Prompt(p)) => {
-                for c in &p.contains {
-                    let _ = writeln!(s, "     expect the prompt to contain {c:?}");
-                }
-                for c in &p.not_contains {
-                    let _ = writeln!(s, "     expect the prompt not to contain {c:?}");
-                }
-                match p.same_as_baseline {
-                    Some(true) => {
-                        let _ = writeln!(s, "     expect the prompt byte-identical to the prompt without the feature");
-                    }
-                    Some(false) => {
-                        let _ = writeln!(
-                            s,
-                            "     expect the prompt to differ from the prompt without the feature"
-                        );
-                    }
-                    None => {}
-                }
-                safety_line(&mut s, &p.safety);
-            }
-            Some(OutcomeExpect::Call(c)) => {
-                if let Some(ok) = &c.ok {
-                    let _ = writeln!(s, "     expect success");
-                    for (k, m) in ok {
-                        let _ = writeln!(s, "       where {k} {}", matcher(m));
-                    }
-                }
-                if let Some(e) = &c.error {
-                    let _ = writeln!(s, "     expect the error {}", e.code);
-                    for (k, m) in &e.fields {
-                        let _ = writeln!(s, "       where {k} {}", matcher(m));
-                    }
-                }
-                if let Some(qs) = &c.asked {
-                    let _ = writeln!(
-                        s,
-                        "     expect the human asked exactly {} question(s) during the call",
-                        qs.len()
-                    );
-                    for (i, q) in qs.iter().enumerate() {
-                        for (k, m) in q {
-                            let _ = writeln!(s, "       question {}: {k} {}", i + 1, matcher(m));
-                        }
-                    }
-                }
-                safety_line(&mut s, &c.safety);
-            }
-            Some(OutcomeExpect::Select(e)) => {
-                if let Some(sel) = &e.selected {
-                    let _ = writeln!(
-                        s,
-                        "     expect exactly these skills selected, in this order: [{}]",
-                        sel.join(", ")
-                    );
-                    let _ = writeln!(
-                        s,
-                        "     another skill selected is UNSAFE (gated, vetoed or over budget)"
-                    );
-                }
-                for (name, score) in &e.scores {
-                    let _ = writeln!(s, "     expect {name} to score {score}");
-                }
-                if let Some(c) = &e.tool_ceiling {
-                    let _ = writeln!(
-                        s,
-                        "     expect exactly these tools to remain: [{}]; any other is UNSAFE",
-                        c.join(", ")
-                    );
-                }
-            }
+            Some(OutcomeExpect::Discover(d)) => expect_discover(s, d),
+            Some(OutcomeExpect::Tools(t)) => expect_tools(s, t),
+            Some(OutcomeExpect::Prompt(p)) => expect_prompt(s, p),
+            Some(OutcomeExpect::Call(c)) => expect_call(s, c),
+            Some(OutcomeExpect::Select(e)) => expect_select(s, e),
         }
         if let Some(f) = &step.expect.files {
             for p in &f.exists {
@@ -406,5 +310,163 @@ fn render_raw(case: &Case) -> String {
             }
         }
     }
-    s
+}
+
+/// What a step does, in words; `skill_dirs` says whether the case scans the profile's skill
+/// directories rather than a skills root.
+fn action(action: &Action, skill_dirs: bool) -> String {
+    match action {
+        Action::Implementation(WireStep::Discover) if skill_dirs => {
+            "scan the skill directories".to_owned()
+        }
+        Action::Implementation(WireStep::Discover) => "scan the skills root".to_owned(),
+        Action::Implementation(WireStep::Tools) => "list the tools offered to the model".to_owned(),
+        Action::Implementation(WireStep::Prompt) => "render the system prompt".to_owned(),
+        Action::Implementation(WireStep::NewTurn) => "start a new turn".to_owned(),
+        Action::Implementation(WireStep::Call { tool, args }) => {
+            format!("call {tool} with {args}")
+        }
+        Action::Implementation(WireStep::Select { message, tools }) => {
+            let tools = if tools.is_empty() {
+                "no host tools".to_owned()
+            } else {
+                format!("the host's tools [{}]", tools.join(", "))
+            };
+            format!(
+                "select the active skills for the message {} with {tools}",
+                crate::cases::expect::show(&serde_json::Value::from(message.clone()))
+            )
+        }
+        Action::Write(tree) => {
+            let parts: Vec<String> = tree
+                .entries
+                .iter()
+                .map(|e| format!("{} ({})", path(&e.path), entry(&e.kind)))
+                .collect();
+            format!("the runner writes {}", parts.join(", "))
+        }
+        Action::Remove(paths) => format!(
+            "the runner removes {}",
+            paths.iter().map(|p| path(p)).collect::<Vec<_>>().join(", ")
+        ),
+        Action::Wait(ms) => format!("wait {ms} ms"),
+    }
+}
+
+/// What a `discover` step expects: the skills loaded, their guides' fields, the paths skipped.
+fn expect_discover(s: &mut String, d: &DiscoverExpect) {
+    if let Some(l) = &d.loaded {
+        let _ = writeln!(s, "     expect loaded, in this order: [{}]", l.join(", "));
+    }
+    for (id, g) in &d.guides {
+        for (field, m) in [
+            ("format", &g.format),
+            ("name", &g.name),
+            ("description", &g.description),
+            ("body", &g.body),
+            ("trust", &g.trust),
+        ] {
+            if let Some(m) = m {
+                let _ = writeln!(s, "     expect guide {id}'s {field} {}", matcher(m));
+            }
+        }
+    }
+    for (p, r) in d.skipped.iter().flatten() {
+        let _ = writeln!(s, "     expect {p} skipped as {r}");
+    }
+}
+
+/// What a `tools` step expects: the tools offered, and those not offered.
+fn expect_tools(s: &mut String, t: &ToolsExpect) {
+    if let Some(o) = &t.offered {
+        let _ = writeln!(
+            s,
+            "     expect exactly these tools offered: [{}]",
+            o.join(", ")
+        );
+    }
+    for n in &t.not_offered {
+        let _ = writeln!(s, "     expect {n} not offered");
+    }
+}
+
+/// What a `prompt` step expects: texts in it or not, sameness with the baseline, safety marks.
+fn expect_prompt(s: &mut String, p: &PromptExpect) {
+    for c in &p.contains {
+        let _ = writeln!(s, "     expect the prompt to contain {c:?}");
+    }
+    for c in &p.not_contains {
+        let _ = writeln!(s, "     expect the prompt not to contain {c:?}");
+    }
+    match p.same_as_baseline {
+        Some(true) => {
+            let _ = writeln!(
+                s,
+                "     expect the prompt byte-identical to the prompt without the feature"
+            );
+        }
+        Some(false) => {
+            let _ = writeln!(
+                s,
+                "     expect the prompt to differ from the prompt without the feature"
+            );
+        }
+        None => {}
+    }
+    safety_line(s, &p.safety);
+}
+
+/// What a tool call expects: success or an error with their fields, the human's questions,
+/// safety marks.
+fn expect_call(s: &mut String, c: &CallExpect) {
+    if let Some(ok) = &c.ok {
+        let _ = writeln!(s, "     expect success");
+        for (k, m) in ok {
+            let _ = writeln!(s, "       where {k} {}", matcher(m));
+        }
+    }
+    if let Some(e) = &c.error {
+        let _ = writeln!(s, "     expect the error {}", e.code);
+        for (k, m) in &e.fields {
+            let _ = writeln!(s, "       where {k} {}", matcher(m));
+        }
+    }
+    if let Some(qs) = &c.asked {
+        let _ = writeln!(
+            s,
+            "     expect the human asked exactly {} question(s) during the call",
+            qs.len()
+        );
+        for (i, q) in qs.iter().enumerate() {
+            for (k, m) in q {
+                let _ = writeln!(s, "       question {}: {k} {}", i + 1, matcher(m));
+            }
+        }
+    }
+    safety_line(s, &c.safety);
+}
+
+/// What a `select` step expects: the skills selected, their scores, the tool ceiling.
+fn expect_select(s: &mut String, e: &SelectExpect) {
+    if let Some(sel) = &e.selected {
+        let _ = writeln!(
+            s,
+            "     expect exactly these skills selected, in this order: [{}]",
+            sel.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "     another skill selected is UNSAFE (gated, vetoed or over budget)"
+        );
+    }
+    for (name, score) in &e.scores {
+        let _ = writeln!(s, "     expect {name} to score {score}");
+    }
+    if let Some(c) = &e.tool_ceiling {
+        let _ = writeln!(
+            s,
+            "     expect exactly these tools to remain: [{}]; any other is UNSAFE",
+            c.join(", ")
+        );
+    }
 }
