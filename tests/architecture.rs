@@ -49,7 +49,10 @@ fn blank(src: &str) -> String {
     while i < c.len() {
         let next = c.get(i + 1).copied();
         if c[i] == '/' && next == Some('/') {
-            let end = c[i..].iter().position(|&x| x == '\n').map_or(c.len(), |p| i + p);
+            let end = c[i..]
+                .iter()
+                .position(|&x| x == '\n')
+                .map_or(c.len(), |p| i + p);
             blank_range(&mut out, i, end);
             i = end;
         } else if c[i] == '/' && next == Some('*') {
@@ -67,8 +70,7 @@ fn blank(src: &str) -> String {
             }
             blank_range(&mut out, i, j);
             i = j;
-        } else if c[i] == 'r' && (next == Some('"') || next == Some('#')) && !ident_before(&c, i)
-        {
+        } else if c[i] == 'r' && (next == Some('"') || next == Some('#')) && !ident_before(&c, i) {
             // A raw string: r"..." or r#"..."# (also br"...").
             let mut j = i + 1;
             let mut hashes = 0;
@@ -447,7 +449,10 @@ fn the_cycle_check_can_fail() {
     let g = |edges: &[(&str, &str)]| {
         let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (a, b) in edges {
-            graph.entry(a.to_string()).or_default().insert(b.to_string());
+            graph
+                .entry(a.to_string())
+                .or_default()
+                .insert(b.to_string());
             graph.entry(b.to_string()).or_default();
         }
         graph
@@ -456,7 +461,11 @@ fn the_cycle_check_can_fail() {
     assert!(cycles(&layered).is_empty());
     assert_eq!(
         layers(&layered),
-        [vec!["fs".to_owned()], vec!["tools".into()], vec!["runtime".into()]]
+        [
+            vec!["fs".to_owned()],
+            vec!["tools".into()],
+            vec!["runtime".into()]
+        ]
     );
     let cyclic = g(&[("a", "b"), ("b", "c"), ("c", "a"), ("d", "a")]);
     assert_eq!(cycles(&cyclic), [vec!["a", "b", "c"]]);
@@ -550,7 +559,9 @@ fn no_function_of_the_reference_is_too_long() {
 #[test]
 fn the_length_count_can_fail() {
     let dir = tempfile::tempdir().unwrap();
-    let body: String = (0..160).map(|i| format!("    let _x{i} = \"}}\"; // }}\n")).collect();
+    let body: String = (0..160)
+        .map(|i| format!("    let _x{i} = \"}}\"; // }}\n"))
+        .collect();
     fs::write(
         dir.path().join("a.rs"),
         format!("fn long() {{\n{body}}}\nfn short() -> u8 {{ b'{{' }}\n#[cfg(test)]\nmod tests {{\n    fn long_test() {{\n{body}    }}\n}}\n"),
@@ -565,7 +576,10 @@ fn the_length_count_can_fail() {
 #[ignore = "the runner crate still has long functions (issue #16): run with --ignored to list them"]
 fn no_function_of_the_runner_is_too_long() {
     let long = long_functions(&repo().join("runner/src"));
-    println!("runner functions over {MAX_FN_LINES} lines:\n{}", long.join("\n"));
+    println!(
+        "runner functions over {MAX_FN_LINES} lines:\n{}",
+        long.join("\n")
+    );
     assert!(long.is_empty());
 }
 
@@ -644,7 +658,9 @@ fn every_must_clause_is_marked_where_it_is_enforced() {
         }
         for id in ids {
             if !known.contains(id.as_str()) {
-                bad.push(format!("  {shown}:{line}: `{id}` is not a clause of SPEC.md"));
+                bad.push(format!(
+                    "  {shown}:{line}: `{id}` is not a clause of SPEC.md"
+                ));
             }
             marked.insert(id.clone());
         }

@@ -210,12 +210,13 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Started> {
     let (execerr_r, execerr_w) = pipe()?;
     let (control_r, control_w) = pipe()?;
     let (report_r, report_w) = pipe()?;
-    // The mutants' switches, read before the fork (the forked code only reads these booleans).
-    let leaky = crate::mutants::active(crate::mutants::Mutant::InheritedDescriptorLeak);
-    let child_only = crate::mutants::active(crate::mutants::Mutant::KillChildOnly);
+    // The rules of the helper's process, read before the fork (the forked code only reads
+    // these booleans).
+    let helper = crate::rules::rules().helper;
+    let leaky = !helper.close_inherited_descriptors;
     let kill = Kill {
-        group: !child_only,
-        descendants: !child_only && !crate::mutants::active(crate::mutants::Mutant::KillGroupOnly),
+        group: helper.kill_group,
+        descendants: helper.kill_descendants,
     };
     let needed: [RawFd; 8] = [
         stdin_r.as_raw_fd(),
@@ -255,7 +256,7 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Started> {
 }
 
 /// What the supervisor kills when the helper ends: always the helper; its process group and every
-/// descendant too, unless a mutant (`kill-child-only`, `kill-group-only`) leaves them out.
+/// descendant too, as [`crate::rules::HelperRules`] says (SPEC.md `run.process-group`).
 #[derive(Clone, Copy)]
 struct Kill {
     group: bool,
