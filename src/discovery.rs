@@ -435,6 +435,7 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
         .map_err(|e| (SkipReason::Unreadable, e.to_string()))?
         .is_some();
     let mut frontmatter_text = None;
+    // spec: discovery.legacy (with skill.yml: legacy, the body the whole SKILL.md)
     let (format, name, description, body) = if has_yml {
         let yml = read_guide_file(dir, GuideFile::SkillYml)?;
         let (name, description) = legacy_metadata(&yml);
@@ -445,13 +446,17 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
             frontmatter::strip_bom(&skill_md).trim().to_owned(),
         )
     } else {
+        // spec: discovery.portable (a frontmatter block whose top level is a mapping)
+        // spec: discovery.malformed (what the splitter or the YAML reader refuses skips the skill)
         let split =
             frontmatter::split(&skill_md).map_err(|e| (SkipReason::Malformed, e.to_string()))?;
+        // spec: discovery.portable.extra-keys (the whole text is read under the reader's limits)
         let doc = yaml::parse(split.frontmatter)
             .map_err(|e| (SkipReason::Malformed, format!("frontmatter: {e}")))?;
         if !matches!(doc.root, Value::Mapping | Value::Null) {
             return Err((SkipReason::Malformed, "frontmatter is not a mapping".into()));
         }
+        // spec: discovery.portable.non-string (non-blank strings of the core schema only)
         let field = |key: &str| -> Result<String, (SkipReason, String)> {
             match doc.get(key) {
                 Some(Value::Str(s)) if !frontmatter::is_blank(s) => Ok(s.clone()),
@@ -463,6 +468,7 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
                 None => Err((SkipReason::Incomplete, format!("`{key}` is missing"))),
             }
         };
+        // spec: discovery.no-permissions (only `name` and `description` are read: no key grants)
         let name = field("name")?;
         let description = field("description")?;
         frontmatter_text = Some(split.frontmatter.to_owned());
@@ -491,6 +497,7 @@ fn legacy_metadata(text: &str) -> (Option<String>, Option<String>) {
     let text = frontmatter::strip_bom(text);
     let non_empty = |s: Option<String>| s.filter(|s| !frontmatter::is_blank(s));
     match yaml::parse(text) {
+        // spec: discovery.legacy.yaml
         Ok(doc) if doc.root == Value::Mapping => (
             non_empty(doc.get("name").and_then(Value::as_str).map(str::to_owned)),
             non_empty(
@@ -499,6 +506,7 @@ fn legacy_metadata(text: &str) -> (Option<String>, Option<String>) {
                     .map(str::to_owned),
             ),
         ),
+        // spec: discovery.legacy.fallback (not strict YAML, or not a mapping)
         _ => {
             let pairs = legacy::parse_lines(text);
             let get = |k: &str| {

@@ -136,11 +136,13 @@ impl HitlTool {
 /// The tools offered (SPEC.md `hitl.zero-trace`, `hitl.default-off`): none with skills disabled;
 /// the two read tools whenever enabled; `run_skill_script` only when allowlisted.
 pub fn offered(config: &HitlConfig) -> Vec<HitlTool> {
+    // spec: hitl.zero-trace (skills disabled: no tool)
     if !config.enabled {
         return Vec::new();
     }
     HitlTool::ALL
         .into_iter()
+        // spec: hitl.default-off (the script tool only when allowlisted)
         .filter(|t| *t != HitlTool::RunSkillScript || config.script_tool_allowed)
         .collect()
 }
@@ -190,6 +192,7 @@ fn invalid_path(rule: skill_path::PathRule) -> ToolError {
 }
 
 /// `read_skill {name}` → `{name, body, directory}` (SPEC.md `hitl.levels`, L2).
+// spec: hitl.levels (L2: the body and the directory, needing nothing else)
 fn read_skill(cx: &Context<'_>, args: &Value) -> ToolResult {
     let obj = object_args(args, &["name"], &["name"])?;
     let name = string_arg(obj, "name")?;
@@ -209,6 +212,7 @@ fn read_skill(cx: &Context<'_>, args: &Value) -> ToolResult {
 }
 
 /// `read_skill_file {skill, path}` → `{content}` (SPEC.md `hitl.read-file`).
+// spec: hitl.read-file
 fn read_skill_file(cx: &Context<'_>, args: &Value) -> ToolResult {
     let obj = object_args(args, &["skill", "path"], &["skill", "path"])?;
     let skill = string_arg(obj, "skill")?;
@@ -252,6 +256,7 @@ fn run_skill_script(cx: &Context<'_>, args: &Value, human: &mut dyn Human) -> To
         shown_plainly(&format!("argument {i}"), a)?;
     }
     // 3. Skill.
+    // spec: hitl.fence (a loaded skill; the core's path rules; a walk that follows no link)
     let guide = find_skill(cx.discovery, skill)?;
     let root = open_root(cx)?;
     // 4. Script path: the text, then the walk without following any link.
@@ -300,6 +305,8 @@ fn run_skill_script(cx: &Context<'_>, args: &Value, human: &mut dyn Human) -> To
     let real_path = segments
         .iter()
         .fold(skill_directory(cx.root_path, guide), |p, s| p.join(s));
+    // spec: hitl.python-only (`<python> <script> <args...>`, no shell, empty stdin)
+    // spec: hitl.result (stdout and stderr one stream)
     let mut command = HelperCommand::new(python);
     command
         .arg(&real_path)
@@ -318,6 +325,7 @@ fn run_skill_script(cx: &Context<'_>, args: &Value, human: &mut dyn Human) -> To
             format!("cannot start {}: {e}", python.display()),
         )
     })?;
+    // spec: hitl.result (any exit is a success; a signal is its negated number)
     let exit_code = match finished.ending {
         Ending::TimedOut => {
             return Err(ToolError::new(
@@ -349,6 +357,7 @@ fn run_skill_script(cx: &Context<'_>, args: &Value, human: &mut dyn Human) -> To
 /// The output text of SPEC.md `hitl.truncate` and `hitl.result`: up to `limit` bytes whole;
 /// beyond, the first `limit` bytes less an incomplete UTF-8 sequence at the cut (what an
 /// incremental decoder holds back); then decoded with each invalid sequence replaced by U+FFFD.
+// spec: hitl.truncate
 pub fn cut_output(bytes: &[u8], limit: usize) -> (String, bool) {
     if bytes.len() <= limit {
         return (String::from_utf8_lossy(bytes).into_owned(), false);
@@ -368,6 +377,7 @@ pub fn cut_output(bytes: &[u8], limit: usize) -> (String, bool) {
 
 /// The profile's prompt section (SPEC.md `hitl.levels`, L1): every loaded skill with its id, its
 /// description and its absolute directory; `run_skill_script` is named only when offered.
+// spec: hitl.levels (L1: every loaded skill, its description and its absolute directory)
 pub fn prompt_section(guides: &[Guide], root_path: &Path, offered: &[HitlTool]) -> String {
     let one_line = |t: &str| -> String {
         t.chars()

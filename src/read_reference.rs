@@ -111,6 +111,7 @@ pub fn open_parent(
 }
 
 /// Maps a leaf failure to the tool's error codes.
+// spec: read.errors, run.errors (each failure of the walk's leaf has one of the tool's codes)
 pub fn leaf_error(e: LeafError, cap: u64) -> ToolError {
     match e {
         LeafError::NotFound => ToolError::new(ErrorCode::NotFound, "no such file"),
@@ -127,6 +128,7 @@ pub fn leaf_error(e: LeafError, cap: u64) -> ToolError {
 }
 
 /// Runs `skill_read_reference`.
+// spec: read.no-approval (nothing here consults the script allowlist)
 pub fn read_reference(root: &OwnedFd, discovery: &Discovery, args: &Value) -> ToolResult {
     let obj = object_args(args, &["skill", "path"], &["skill", "path"])?;
     let skill = string_arg(obj, "skill")?;

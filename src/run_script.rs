@@ -151,6 +151,7 @@ impl Call<'_> {
 /// Runs `skill_run_script`. `root_path` is the real path of the skills root; `interpreter` is the
 /// configured interpreter as resolved at start-up.
 // spec: run.order (input, skill, path, the guards, approval, then execution)
+// spec: run.errors (each refusal below has the code of its check)
 pub fn run_script(
     root: &OwnedFd,
     root_path: &Path,
@@ -267,7 +268,6 @@ fn is_exactly_off(mode: &str) -> bool {
 /// Approval: the helper is read once from the descriptor the walk opened, hashed, and matched
 /// against the policy, which is parsed on every call. Returns the approved bytes.
 // spec: run.approval, policy.edited (read, hashed and matched anew on every call)
-// spec: enable.scripts-deny-default (no allowlist approves nothing)
 fn approve(
     config: &Config,
     root_path: &Path,
@@ -297,6 +297,7 @@ fn approve(
     drop(helper);
     let digest = (steps().digest)(root_path, call, &bytes);
     match &policy {
+        // spec: enable.scripts-deny-default
         Policy::Unset => Err(not_approved("no script allowlist is configured")),
         Policy::Invalid(_) => Err(not_approved(
             "the script allowlist is malformed, so no script is approved",

@@ -147,9 +147,11 @@ impl Runtime {
         // An empty setting is the same as none; a relative one is never opened (SPEC.md
         // `enable.unset`); a root that cannot be opened loads no guide (`tools.registration`).
         // Profile `hitl` with skills disabled: nothing is read (`hitl.zero-trace`).
+        // spec: hitl.zero-trace (skills disabled: nothing is scanned)
         if self.config.hitl.as_ref().is_some_and(|h| !h.enabled) {
             return &self.discovery;
         }
+        // spec: enable.unset (no root, an empty one or a relative one: nothing is opened)
         if let Some(root) = self.config.skills_root.as_ref().filter(|r| r.is_absolute()) {
             if let Ok(fd) = safe_fs::open_root(root) {
                 self.root_path = safe_fs::real_path_of(&fd)

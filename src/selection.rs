@@ -227,6 +227,7 @@ fn terms(list: Vec<String>, max: usize) -> Vec<String> {
 
 /// Reads the profile's fields from a portable skill's frontmatter text (SPEC.md
 /// `selection.format`). An error is a reason to skip the skill as `malformed`.
+// spec: selection.format (the profile's fields and their types)
 pub fn read_fields(frontmatter: &str) -> Result<Fields, String> {
     let doc = yaml::parse_tree(frontmatter).map_err(|e| format!("frontmatter: {e}"))?;
     let Some(root) = doc.tree.as_deref() else {

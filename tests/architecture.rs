@@ -14,8 +14,8 @@
 //!   declares. Doc links are comments and do not count.
 //! - A function is `fn NAME` with a body; its length runs from the line of `fn` to the line of
 //!   the closing brace. Items under `#[cfg(test)]` are tests and exempt.
-//! - A marker is a line comment `// spec: ID[, ID...]` followed by anything; markers under
-//!   `#[cfg(test)]` do not count. `// spec: PROTOCOL.md ...` cites the protocol document, not a
+//! - A marker is a line comment that starts with `spec: ID[, ID...]`, followed by anything;
+//!   markers under `#[cfg(test)]` do not count. `// spec: PROTOCOL.md ...` cites the protocol document, not a
 //!   clause id, and is left alone.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -443,6 +443,53 @@ fn the_reference_has_no_import_cycle() {
     }
 }
 
+/// The reference's layers as `src/lib.rs` describes them, bottom up: the catalogue of mutants
+/// (only with the feature), configuration and primitives, the tools, the profiles, the runtime.
+const REFERENCE_LAYERS: &[&[&str]] = &[
+    &["mutants"],
+    &[
+        "config",
+        "frontmatter",
+        "interpreter",
+        "legacy",
+        "policy",
+        "process",
+        "rules",
+        "safe_fs",
+        "skill_path",
+        "tools",
+        "trading",
+        "yaml",
+    ],
+    &["discovery", "prompt", "read_reference", "run_script"],
+    &["hitl", "lifecycle", "profile", "selection", "trust"],
+    &["runtime"],
+];
+
+/// Every module of the reference is in one of [`REFERENCE_LAYERS`] and imports only from its own
+/// layer or those below.
+#[test]
+fn the_reference_imports_only_downwards() {
+    let graph = module_graph(&repo().join("src"));
+    let layer_of = |m: &str| REFERENCE_LAYERS.iter().position(|l| l.contains(&m));
+    let mut bad = Vec::new();
+    for (m, deps) in &graph {
+        let Some(own) = layer_of(m) else {
+            bad.push(format!("  `{m}` is in no layer of REFERENCE_LAYERS"));
+            continue;
+        };
+        for d in deps {
+            if layer_of(d).is_none_or(|l| l > own) {
+                bad.push(format!("  `{m}` (layer {own}) imports `{d}` from above"));
+            }
+        }
+    }
+    for (i, layer) in REFERENCE_LAYERS.iter().enumerate() {
+        println!("  layer {i}: {}", layer.join(", "));
+    }
+    assert!(bad.is_empty(), "imports that point up:\n{}", bad.join("\n"));
+}
+
 /// The checker itself: a cycle is found, and a layered graph is not one.
 #[test]
 fn the_cycle_check_can_fail() {
@@ -489,6 +536,68 @@ fn the_runner_has_no_import_cycle() {
         Ok(text) => println!("{text}"),
         Err(text) => panic!("the top-level modules import each other in a cycle:\n{text}"),
     }
+}
+
+// ------------------------------------------------------------------------------------------
+// Mutants beside the code.
+
+/// The line ranges of the `mod mutated { ... }` blocks of a file.
+fn mutated_blocks(code: &[char]) -> Vec<(usize, usize)> {
+    let text: String = code.iter().collect();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = text[from..].find("mod mutated") {
+        let at_byte = from + p;
+        let at = text[..at_byte].chars().count();
+        if let Some((open, '{')) = body_or_end(code, at) {
+            if let Some(close) = matching_brace(code, open) {
+                out.push((line_of(code, at), line_of(code, close)));
+            }
+        }
+        from = at_byte + "mod mutated".len();
+    }
+    out
+}
+
+/// No production code of the reference knows the mutants: the catalogue (`src/mutants.rs`) is
+/// named only inside `mod mutated` blocks, and the feature `mutants` selects whole items at a
+/// module's top level (a `mod mutated`, its `use`, the other `steps()`), never code inside a
+/// function.
+#[test]
+fn mutants_live_beside_the_code_not_inside_it() {
+    let root = repo();
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let mut bad = Vec::new();
+    for f in files.iter().filter(|f| !f.ends_with("src/mutants.rs")) {
+        let s = Source::read(f);
+        let shown = f.strip_prefix(&root).unwrap_or(f).display().to_string();
+        let blocks = mutated_blocks(&s.code);
+        for (n, line) in s.code.iter().collect::<String>().lines().enumerate() {
+            let raw = s.raw.lines().nth(n).unwrap_or_default();
+            if line.contains("mutants::") && !in_ranges(&blocks, n + 1) {
+                bad.push(format!(
+                    "  {shown}:{}: names the catalogue outside `mod mutated`",
+                    n + 1
+                ));
+            }
+            if line.trim_start().starts_with('#')
+                && raw.contains("feature = \"mutants\"")
+                && !raw.starts_with("#[cfg(")
+                && !in_ranges(&blocks, n + 1)
+            {
+                bad.push(format!(
+                    "  {shown}:{}: a `mutants` cfg inside an item",
+                    n + 1
+                ));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "mutant code inside production code:\n{}",
+        bad.join("\n")
+    );
 }
 
 // ------------------------------------------------------------------------------------------
@@ -613,9 +722,13 @@ fn markers(dirs: &[PathBuf]) -> Vec<(PathBuf, usize, Vec<String>)> {
         for f in files {
             let s = Source::read(&f);
             for (n, line) in s.raw.lines().enumerate() {
-                let Some((_, rest)) = line.split_once("// spec: ") else {
+                let Some((before, rest)) = line.split_once("// spec: ") else {
                     continue;
                 };
+                // The marker starts a line comment (not text inside another comment).
+                if before.contains("//") || before.ends_with('/') {
+                    continue;
+                }
                 if in_ranges(&s.tests, n + 1) || rest.starts_with("PROTOCOL.md") {
                     continue;
                 }
@@ -684,7 +797,7 @@ fn the_marker_reading_can_fail() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(
         dir.path().join("a.rs"),
-        "// spec: run.order, run.trading (guards first)\nlet x = 1; // spec: read.size\n// spec: PROTOCOL.md \"Refusals\"\n// spec: Nothing\n#[cfg(test)]\nmod tests {\n    // spec: read.utf8\n}\n",
+        "// spec: run.order, run.trading (guards first)\nlet x = 1; // spec: read.size\n// spec: PROTOCOL.md \"Refusals\"\n// spec: Nothing\n//! a `// spec: <id>` comment\n/// spec: read.scope\n#[cfg(test)]\nmod tests {\n    // spec: read.utf8\n}\n",
     )
     .unwrap();
     let found: Vec<(usize, Vec<String>)> = markers(&[dir.path().to_owned()])

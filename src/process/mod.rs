@@ -212,10 +212,12 @@ fn run(
     let mut limit = None;
     while session.last.is_none() {
         let now = Instant::now();
+        // spec: run.output-cap (one byte over the cap ends the run)
         if session.over_cap() {
             limit = Some(Ending::OutputLimit);
             break;
         }
+        // spec: run.timeout (counted from the spawn)
         if now >= deadline {
             limit = Some(Ending::TimedOut);
             break;

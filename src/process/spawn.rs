@@ -498,6 +498,7 @@ unsafe fn has_exited(helper: libc::pid_t) -> bool {
 /// Kills the helper, its group and every child of this process (orphaned descendants are
 /// re-parented here), reaping them, until none is left or the time bound passes. Returns the
 /// helper's wait status.
+// spec: run.process-group (SIGKILL to the helper, its group and every descendant, then reaped)
 unsafe fn kill_tree(helper: libc::pid_t, kill: Kill) -> i32 {
     // The helper is unreaped, so neither its pid nor its group id can have been reused.
     libc::kill(helper, libc::SIGKILL);
@@ -623,6 +624,7 @@ unsafe fn exec_helper(prepared: &Prepared, has_cwd: bool, leaky: bool) -> ! {
     if libc::dup2(S_EXECERR_W, 3) < 0 || libc::fcntl(3, libc::F_SETFD, libc::FD_CLOEXEC) < 0 {
         fail(S_EXECERR_W, Stage::Descriptors);
     }
+    // spec: run.exec (the helper gets exactly descriptors 0 to 2)
     if !leaky {
         close_from(4);
     }
