@@ -184,7 +184,7 @@ pub fn run_script(
     let helper = (access.open_file)(parent.as_fd(), OsStr::from_bytes(call.leaf().as_bytes()))
         .map_err(|e| leaf_error(e, MAX_HELPER_BYTES))?;
 
-    // 3.–5. The guards (mandatory), approval, and the guards a mutant moved after it.
+    // 3.–5. The guards (mandatory), approval, then the guards `rules` places after it (none).
     let limits = &rules().run;
     check_guards(limits.before_approval, config, &call)?;
     let bytes = approve(config, root_path, &call, helper)?;
