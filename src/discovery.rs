@@ -5,7 +5,10 @@
 //! is not descended into; other directories are. Symlinks below the root are never followed. Skill
 //! directories that share a name are all dropped. Every skill directory is then loaded as legacy
 //! (`skill.yml` + `SKILL.md`) or portable (frontmatter), or skipped with a reason. All file access
-//! goes through [`crate::safe_fs`].
+//! goes through [`crate::safe_fs`] ([`safe_fs::access`]); the limits are [`crate::rules`]'.
+//!
+//! A tool (layer 2): it uses the primitives `safe_fs`, `yaml`, `frontmatter`, `legacy` and
+//! `rules`.
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -17,14 +20,14 @@ use serde::Serialize;
 
 use crate::frontmatter;
 use crate::legacy;
-use crate::mutants::{self, active, Mutant};
-use crate::safe_fs::{self, DirError, EntryKind, LeafError};
+use crate::rules::{rules, SPEC};
+use crate::safe_fs::{self, DirError, EntryKind, LeafError, Use};
 use crate::yaml::{self, Value};
 
 /// Directories deeper than this many levels below the root are not examined.
-pub const MAX_DEPTH: usize = 8;
+pub const MAX_DEPTH: usize = SPEC.discovery.max_depth;
 /// The largest SKILL.md or skill.yml that loads, in bytes (inclusive).
-pub const MAX_GUIDE_BYTES: u64 = 262_144;
+pub const MAX_GUIDE_BYTES: u64 = SPEC.discovery.max_guide_bytes;
 
 /// Which of the two skill formats a guide was loaded from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -191,6 +194,7 @@ pub fn discover_in_keeping_frontmatter(root: BorrowedFd<'_>) -> Discovery {
 }
 
 fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
+    let steps = steps();
     let mut candidates = Vec::new();
     let mut skipped = Vec::new();
     let mut names_present = std::collections::BTreeSet::new();
@@ -200,12 +204,7 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
         names: &mut names_present,
     };
     walk(root, &mut Vec::new(), &mut found);
-    if active(Mutant::TrustShadowingSkillDirsOnly) {
-        names_present = candidates
-            .iter()
-            .filter_map(|c| c.components.last().cloned())
-            .collect();
-    }
+    let names_present = (steps.names_present)(names_present, &candidates);
 
     let mut by_name: BTreeMap<Vec<u8>, Vec<Candidate>> = BTreeMap::new();
     for c in candidates {
@@ -213,51 +212,67 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
         by_name.entry(name).or_default().push(c);
     }
     let mut loaded = Vec::new();
-    for (name, mut group) in by_name {
-        if active(Mutant::DiscoveryDuplicateKeepsFirst) {
-            group.truncate(1);
-        }
-        if group.len() > 1 {
-            // One line per directory, naming how many share the id (not all of them: n records
-            // listing n paths each would cost O(n²) for a tree built to exploit it).
-            let count = group.len();
-            let id = display_bytes(&name);
-            for c in &group {
-                skipped.push(Skip {
-                    path: join_display(&c.components),
-                    reason: SkipReason::Duplicate,
-                    detail: format!("skill id `{id}` is shared by {count} skill directories"),
-                });
-            }
-            continue;
-        }
-        for c in group {
-            match c.outcome {
-                Ok(mut guide) => {
-                    if !keep_frontmatter {
-                        guide.frontmatter = None;
-                    }
-                    loaded.push(guide)
+    for (name, group) in by_name {
+        let c = match (steps.one_per_name)(group) {
+            Ok(c) => c,
+            Err(group) => {
+                // One line per directory, naming how many share the id (not all of them: n
+                // records listing n paths each would cost O(n²) for a tree built to exploit it).
+                let count = group.len();
+                let id = display_bytes(&name);
+                for c in &group {
+                    skipped.push(Skip {
+                        path: join_display(&c.components),
+                        reason: SkipReason::Duplicate,
+                        detail: format!("skill id `{id}` is shared by {count} skill directories"),
+                    });
                 }
-                Err((reason, detail)) => skipped.push(Skip {
-                    path: join_display(&c.components),
-                    reason,
-                    detail,
-                }),
+                continue;
             }
+        };
+        match c.outcome {
+            Ok(mut guide) => {
+                if !keep_frontmatter {
+                    guide.frontmatter = None;
+                }
+                loaded.push(guide)
+            }
+            Err((reason, detail)) => skipped.push(Skip {
+                path: join_display(&c.components),
+                reason,
+                detail,
+            }),
         }
     }
-    // BTreeMap iteration is already in byte order of the names; sort again for clarity.
-    loaded.sort_by(|a: &Guide, b: &Guide| a.id.as_bytes().cmp(b.id.as_bytes()));
-    if active(Mutant::DiscoveryOrderCaseInsensitive) {
-        loaded.sort_by_key(|g| g.id.to_lowercase());
-    }
+    (steps.sort)(&mut loaded);
     skipped.sort_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
     Discovery {
         loaded,
         skipped,
         names_present,
     }
+}
+
+/// Entry names, as bytes.
+type Names = std::collections::BTreeSet<Vec<u8>>;
+
+/// The names that are present for profile `trust`'s shadowing: every entry the walk met,
+/// whatever it was (not only the skill directories among them).
+fn names_met(met: Names, _skill_dirs: &[Candidate]) -> Names {
+    met
+}
+
+/// The skill directory of a name, or all of them when more than one share it (they are all
+/// dropped).
+// spec: discovery.duplicate
+fn one_per_name(group: Vec<Candidate>) -> Result<Candidate, Vec<Candidate>> {
+    <[Candidate; 1]>::try_from(group).map(|[c]| c)
+}
+
+/// Sorts the loaded guides by the bytes of their ids.
+// spec: discovery.order
+fn sort_by_bytes(loaded: &mut [Guide]) {
+    loaded.sort_by(|a: &Guide, b: &Guide| a.id.as_bytes().cmp(b.id.as_bytes()));
 }
 
 /// What a walk collects.
@@ -274,7 +289,9 @@ fn walk(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, found: &mut Found<'_>) {
         skipped,
         names,
     } = found;
-    let entries = match safe_fs::list_dir(dir) {
+    let access = safe_fs::access(Use::Scan);
+    let max_depth = rules().discovery.max_depth;
+    let entries = match (access.list_dir)(dir) {
         Ok(entries) => entries,
         Err(e) => {
             skipped.push(Skip {
@@ -286,36 +303,26 @@ fn walk(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, found: &mut Found<'_>) {
         }
     };
     let depth = path.len() + 1;
-    for (name, mut kind) in entries {
-        if kind == EntryKind::Symlink && active(Mutant::DiscoveryFollowsDirSymlink) {
-            kind = EntryKind::Directory;
-        }
+    for (name, kind) in entries {
         names.insert(name.clone());
         path.push(name);
         let here = join_display(path);
         match kind {
+            // spec: discovery.symlink.dir (a symlink below the root is never followed)
             EntryKind::Symlink => skipped.push(Skip {
                 path: here,
                 reason: SkipReason::Symlink,
                 detail: "symlinks below the root are never followed".into(),
             }),
-            EntryKind::Directory
-                if depth > MAX_DEPTH + usize::from(active(Mutant::DiscoveryDepthOffByOne)) =>
-            {
-                skipped.push(Skip {
-                    path: here,
-                    reason: SkipReason::TooDeep,
-                    detail: format!("deeper than {MAX_DEPTH} levels below the root"),
-                })
-            }
+            // spec: discovery.depth
+            EntryKind::Directory if depth > max_depth => skipped.push(Skip {
+                path: here,
+                reason: SkipReason::TooDeep,
+                detail: format!("deeper than {max_depth} levels below the root"),
+            }),
             EntryKind::Directory => {
                 let name = OsStr::from_bytes(path.last().map(Vec::as_slice).unwrap_or_default());
-                let opened = if active(Mutant::DiscoveryFollowsDirSymlink) {
-                    mutants::open_dir_following(dir, name)
-                } else {
-                    safe_fs::open_subdir(dir, name)
-                };
-                match opened {
+                match (access.open_dir)(dir, name) {
                     Ok(sub) => match safe_fs::entry_kind(sub.as_fd(), OsStr::new("SKILL.md")) {
                         Ok(Some(_)) => candidates.push(Candidate {
                             components: path.clone(),
@@ -358,22 +365,20 @@ fn walk(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, found: &mut Found<'_>) {
 }
 
 /// Reads one of the two guide files of a skill directory.
-fn read_guide_file(dir: BorrowedFd<'_>, file: &str) -> Result<String, (SkipReason, String)> {
-    let cap = MAX_GUIDE_BYTES - u64::from(active(Mutant::DiscoveryGuideCapExclusive));
-    let follow = match file {
-        "SKILL.md" => active(Mutant::DiscoveryFollowsSkillMdSymlink),
-        _ => active(Mutant::DiscoveryFollowsSkillYmlSymlink),
+fn read_guide_file(dir: BorrowedFd<'_>, file: GuideFile) -> Result<String, (SkipReason, String)> {
+    let (file, access) = match file {
+        GuideFile::SkillMd => ("SKILL.md", safe_fs::access(Use::SkillMd)),
+        GuideFile::SkillYml => ("skill.yml", safe_fs::access(Use::SkillYml)),
     };
-    let read = if follow {
-        mutants::read_following(dir, OsStr::new(file), cap)
-    } else {
-        safe_fs::read_regular(dir, OsStr::new(file), cap)
-    };
+    // spec: discovery.size
+    let cap = rules().discovery.max_guide_bytes;
+    let read = access.read_file(dir, OsStr::new(file), cap);
     let bytes = read.map_err(|e| match e {
         LeafError::NotFound => (
             SkipReason::Unreadable,
             format!("{file} vanished during the scan"),
         ),
+        // spec: discovery.symlink.skill-md, discovery.symlink.skill-yml (never opened)
         LeafError::Symlink => (
             SkipReason::Symlink,
             format!("{file} is a symlink and is never read"),
@@ -384,7 +389,7 @@ fn read_guide_file(dir: BorrowedFd<'_>, file: &str) -> Result<String, (SkipReaso
         ),
         LeafError::TooLarge => (
             SkipReason::TooLarge,
-            format!("{file} is larger than {MAX_GUIDE_BYTES} bytes"),
+            format!("{file} is larger than {cap} bytes"),
         ),
         LeafError::Unreadable(msg) => (SkipReason::Unreadable, format!("{file}: {msg}")),
     })?;
@@ -399,11 +404,19 @@ fn read_guide_file(dir: BorrowedFd<'_>, file: &str) -> Result<String, (SkipReaso
     })
 }
 
+/// One of the two guide files of a skill directory.
+#[derive(Clone, Copy)]
+enum GuideFile {
+    SkillMd,
+    SkillYml,
+}
+
 /// Whether `id` can name a skill: valid UTF-8 without control characters or backticks (the
 /// prompt writes ids in backticks; one inside would end the code span).
+// spec: discovery.id
 fn valid_id(bytes: &[u8]) -> Option<String> {
     let s = std::str::from_utf8(bytes).ok()?;
-    if s.chars().any(|c| c.is_control() || c == '`') && !active(Mutant::DiscoveryIdControlAllowed) {
+    if s.chars().any(|c| c.is_control() || c == '`') {
         return None;
     }
     Some(s.to_owned())
@@ -411,19 +424,20 @@ fn valid_id(bytes: &[u8]) -> Option<String> {
 
 fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (SkipReason, String)> {
     let last = components.last().map(Vec::as_slice).unwrap_or_default();
-    let id = valid_id(last).ok_or_else(|| {
+    let id = (steps().valid_id)(last).ok_or_else(|| {
         (
             SkipReason::BadName,
             "a skill id must be UTF-8 without control characters or backticks".to_owned(),
         )
     })?;
-    let skill_md = read_guide_file(dir, "SKILL.md")?;
+    let skill_md = read_guide_file(dir, GuideFile::SkillMd)?;
     let has_yml = safe_fs::entry_kind(dir, OsStr::new("skill.yml"))
         .map_err(|e| (SkipReason::Unreadable, e.to_string()))?
         .is_some();
     let mut frontmatter_text = None;
+    // spec: discovery.legacy (with skill.yml: legacy, the body the whole SKILL.md)
     let (format, name, description, body) = if has_yml {
-        let yml = read_guide_file(dir, "skill.yml")?;
+        let yml = read_guide_file(dir, GuideFile::SkillYml)?;
         let (name, description) = legacy_metadata(&yml);
         (
             GuideFormat::Legacy,
@@ -432,13 +446,17 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
             frontmatter::strip_bom(&skill_md).trim().to_owned(),
         )
     } else {
+        // spec: discovery.portable (a frontmatter block whose top level is a mapping)
+        // spec: discovery.malformed (what the splitter or the YAML reader refuses skips the skill)
         let split =
             frontmatter::split(&skill_md).map_err(|e| (SkipReason::Malformed, e.to_string()))?;
+        // spec: discovery.portable.extra-keys (the whole text is read under the reader's limits)
         let doc = yaml::parse(split.frontmatter)
             .map_err(|e| (SkipReason::Malformed, format!("frontmatter: {e}")))?;
         if !matches!(doc.root, Value::Mapping | Value::Null) {
             return Err((SkipReason::Malformed, "frontmatter is not a mapping".into()));
         }
+        // spec: discovery.portable.non-string (non-blank strings of the core schema only)
         let field = |key: &str| -> Result<String, (SkipReason, String)> {
             match doc.get(key) {
                 Some(Value::Str(s)) if !frontmatter::is_blank(s) => Ok(s.clone()),
@@ -450,6 +468,7 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
                 None => Err((SkipReason::Incomplete, format!("`{key}` is missing"))),
             }
         };
+        // spec: discovery.no-permissions (only `name` and `description` are read: no key grants)
         let name = field("name")?;
         let description = field("description")?;
         frontmatter_text = Some(split.frontmatter.to_owned());
@@ -478,6 +497,7 @@ fn legacy_metadata(text: &str) -> (Option<String>, Option<String>) {
     let text = frontmatter::strip_bom(text);
     let non_empty = |s: Option<String>| s.filter(|s| !frontmatter::is_blank(s));
     match yaml::parse(text) {
+        // spec: discovery.legacy.yaml
         Ok(doc) if doc.root == Value::Mapping => (
             non_empty(doc.get("name").and_then(Value::as_str).map(str::to_owned)),
             non_empty(
@@ -486,6 +506,7 @@ fn legacy_metadata(text: &str) -> (Option<String>, Option<String>) {
                     .map(str::to_owned),
             ),
         ),
+        // spec: discovery.legacy.fallback (not strict YAML, or not a mapping)
         _ => {
             let pairs = legacy::parse_lines(text);
             let get = |k: &str| {
@@ -496,5 +517,92 @@ fn legacy_metadata(text: &str) -> (Option<String>, Option<String>) {
             };
             (non_empty(get("name")), non_empty(get("description")))
         }
+    }
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// The names present for shadowing, from those the walk met and the skill directories.
+    names_present: fn(Names, &[Candidate]) -> Names,
+    /// The skill directory loaded for a name, or the ones dropped.
+    one_per_name: fn(Vec<Candidate>) -> Result<Candidate, Vec<Candidate>>,
+    /// The order of the loaded guides.
+    sort: fn(&mut [Guide]),
+    /// Whether a directory name can be a skill id.
+    valid_id: fn(&[u8]) -> Option<String>,
+}
+
+const STEPS: Steps = Steps {
+    names_present: names_met,
+    one_per_name,
+    sort: sort_by_bytes,
+    valid_id,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defects of this module (see `crate::mutants`); the symlink ones are `safe_fs`'s.
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::TrustShadowingSkillDirsOnly) => &SKILL_DIRS_SHADOW,
+            Some(Mutant::DiscoveryDuplicateKeepsFirst) => &FIRST_DUPLICATE_KEPT,
+            Some(Mutant::DiscoveryOrderCaseInsensitive) => &CASE_INSENSITIVE_ORDER,
+            Some(Mutant::DiscoveryIdControlAllowed) => &ANY_UTF8_ID,
+            _ => &STEPS,
+        }
+    }
+
+    const SKILL_DIRS_SHADOW: Steps = Steps {
+        names_present: skill_dir_names,
+        ..STEPS
+    };
+    const FIRST_DUPLICATE_KEPT: Steps = Steps {
+        one_per_name: keep_first,
+        ..STEPS
+    };
+    const CASE_INSENSITIVE_ORDER: Steps = Steps {
+        sort: sort_case_insensitively,
+        ..STEPS
+    };
+    const ANY_UTF8_ID: Steps = Steps {
+        valid_id: any_utf8_id,
+        ..STEPS
+    };
+
+    /// `trust-shadowing-skill-dirs-only`: only the names of skill directories are present.
+    fn skill_dir_names(_met: Names, skill_dirs: &[Candidate]) -> Names {
+        skill_dirs
+            .iter()
+            .filter_map(|c| c.components.last().cloned())
+            .collect()
+    }
+
+    /// `discovery-duplicate-keeps-first`: the first by path is kept.
+    fn keep_first(mut group: Vec<Candidate>) -> Result<Candidate, Vec<Candidate>> {
+        group.truncate(1);
+        one_per_name(group)
+    }
+
+    /// `discovery-order-case-insensitive`.
+    fn sort_case_insensitively(loaded: &mut [Guide]) {
+        sort_by_bytes(loaded);
+        loaded.sort_by_key(|g| g.id.to_lowercase());
+    }
+
+    /// `discovery-id-control-allowed`.
+    fn any_utf8_id(bytes: &[u8]) -> Option<String> {
+        std::str::from_utf8(bytes).ok().map(str::to_owned)
     }
 }

@@ -54,6 +54,7 @@ pub fn strip_bom(text: &str) -> &str {
 }
 
 /// Splits `text` into frontmatter and body.
+// spec: discovery.portable, discovery.portable.body (the delimiters; the body, trimmed)
 pub fn split(text: &str) -> Result<Split<'_>, FrontmatterError> {
     let text = strip_bom(text);
     let (first, rest) = match text.split_once('\n') {

@@ -24,12 +24,13 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+pub use crate::config::{HitlConfig, Session};
 use crate::discovery::{Discovery, Guide};
 use crate::interpreter::InterpreterError;
 use crate::process::{self, Ending, HelperCommand};
 use crate::read_reference::{find_skill, leaf_error, object_args, open_parent, string_arg};
 use crate::run_script::{check_args, PASSED_ENV};
-use crate::safe_fs;
+use crate::safe_fs::{self, Use};
 use crate::skill_path::{self, PathScope};
 use crate::tools::{ErrorCode, ToolError, ToolResult};
 
@@ -37,32 +38,6 @@ use crate::tools::{ErrorCode, ToolError, ToolResult};
 pub const OUTPUT_LIMIT: usize = 262_144;
 /// The largest file `read_skill_file` returns, in bytes (inclusive).
 pub const MAX_FILE_BYTES: u64 = 262_144;
-
-/// Whether a human can be asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Session {
-    Interactive,
-    /// Nobody can answer: `run_skill_script` fails closed (`no_human`).
-    NonInteractive,
-    /// A setting other than exactly `interactive` or `non-interactive`: nobody is asked, as in a
-    /// non-interactive session (fail closed).
-    Unrecognized,
-}
-
-impl Session {
-    /// The session a setting names (SPEC.md `hitl.confirm`): exactly `interactive` or
-    /// `non-interactive`, compared byte for byte. Anything else (`non_interactive`,
-    /// `NON-INTERACTIVE`, `interactive ` with a space, the empty text, `batch`) is
-    /// [`Session::Unrecognized`]: a setting the runtime cannot read never means a human is there.
-    // spec: hitl.confirm (the session setting fails closed)
-    pub fn from_setting(text: &str) -> Session {
-        match text {
-            "interactive" => Session::Interactive,
-            "non-interactive" => Session::NonInteractive,
-            _ => Session::Unrecognized,
-        }
-    }
-}
 
 /// Whether `c` can make a question read differently from what runs, besides the control
 /// characters (Cc) the core's argument rule refuses: a format character (general category Cf:
@@ -81,7 +56,7 @@ pub fn misleads_the_question(c: char) -> bool {
 // spec: hitl.confirm (what the human reads is what runs)
 fn shown_plainly(what: &str, text: &str) -> Result<(), ToolError> {
     match text.chars().find(|c| misleads_the_question(*c)) {
-        Some(c) if !crate::mutants::active(crate::mutants::Mutant::HitlInvisibleArgsAllowed) => {
+        Some(c) => {
             Err(ToolError::new(
                 ErrorCode::InvalidArgs,
                 format!(
@@ -91,25 +66,6 @@ fn shown_plainly(what: &str, text: &str) -> Result<(), ToolError> {
             ))
         }
         _ => Ok(()),
-    }
-}
-
-/// The profile's settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HitlConfig {
-    /// `skills.enabled`: false leaves no trace (no tool, no prompt text, no scan).
-    pub enabled: bool,
-    /// `run_skill_script` is on the host's tool allowlist (high risk: off by default).
-    pub script_tool_allowed: bool,
-    pub session: Session,
-    /// The script timeout setting as text, read as `run.timeout` reads its setting.
-    pub timeout_ms: Option<String>,
-}
-
-impl HitlConfig {
-    /// The script timeout in milliseconds (SPEC.md `hitl.timeout`, the grammar of `run.timeout`).
-    pub fn timeout_ms(&self) -> u64 {
-        crate::config::parse_timeout_ms(self.timeout_ms.as_deref())
     }
 }
 
@@ -180,11 +136,13 @@ impl HitlTool {
 /// The tools offered (SPEC.md `hitl.zero-trace`, `hitl.default-off`): none with skills disabled;
 /// the two read tools whenever enabled; `run_skill_script` only when allowlisted.
 pub fn offered(config: &HitlConfig) -> Vec<HitlTool> {
+    // spec: hitl.zero-trace (skills disabled: no tool)
     if !config.enabled {
         return Vec::new();
     }
     HitlTool::ALL
         .into_iter()
+        // spec: hitl.default-off (the script tool only when allowlisted)
         .filter(|t| *t != HitlTool::RunSkillScript || config.script_tool_allowed)
         .collect()
 }
@@ -234,6 +192,7 @@ fn invalid_path(rule: skill_path::PathRule) -> ToolError {
 }
 
 /// `read_skill {name}` → `{name, body, directory}` (SPEC.md `hitl.levels`, L2).
+// spec: hitl.levels (L2: the body and the directory, needing nothing else)
 fn read_skill(cx: &Context<'_>, args: &Value) -> ToolResult {
     let obj = object_args(args, &["name"], &["name"])?;
     let name = string_arg(obj, "name")?;
@@ -253,6 +212,7 @@ fn read_skill(cx: &Context<'_>, args: &Value) -> ToolResult {
 }
 
 /// `read_skill_file {skill, path}` → `{content}` (SPEC.md `hitl.read-file`).
+// spec: hitl.read-file
 fn read_skill_file(cx: &Context<'_>, args: &Value) -> ToolResult {
     let obj = object_args(args, &["skill", "path"], &["skill", "path"])?;
     let skill = string_arg(obj, "skill")?;
@@ -260,14 +220,16 @@ fn read_skill_file(cx: &Context<'_>, args: &Value) -> ToolResult {
     let guide = find_skill(cx.discovery, skill)?;
     let root = open_root(cx)?;
     let segments = skill_path::validate(path, PathScope::HitlFile).map_err(invalid_path)?;
-    let (_, parent) = open_parent(root, guide, &segments)?;
+    let access = safe_fs::access(Use::Hitl);
+    let (_, parent) = open_parent(access, root, guide, &segments)?;
     let leaf = segments.last().copied().unwrap_or_default();
-    let bytes = safe_fs::read_regular(
-        parent.as_fd(),
-        OsStr::from_bytes(leaf.as_bytes()),
-        MAX_FILE_BYTES,
-    )
-    .map_err(|e| leaf_error(e, MAX_FILE_BYTES))?;
+    let bytes = access
+        .read_file(
+            parent.as_fd(),
+            OsStr::from_bytes(leaf.as_bytes()),
+            MAX_FILE_BYTES,
+        )
+        .map_err(|e| leaf_error(e, MAX_FILE_BYTES))?;
     let content = String::from_utf8(bytes).map_err(|e| {
         ToolError::new(
             ErrorCode::NotText,
@@ -287,20 +249,23 @@ fn run_skill_script(cx: &Context<'_>, args: &Value, human: &mut dyn Human) -> To
     let skill = string_arg(obj, "skill")?;
     let script = string_arg(obj, "script")?;
     let argv = check_args(obj)?;
+    let shown_plainly = steps().shown_plainly;
     shown_plainly("`skill`", skill)?;
     shown_plainly("`script`", script)?;
     for (i, a) in argv.iter().enumerate() {
         shown_plainly(&format!("argument {i}"), a)?;
     }
     // 3. Skill.
+    // spec: hitl.fence (a loaded skill; the core's path rules; a walk that follows no link)
     let guide = find_skill(cx.discovery, skill)?;
     let root = open_root(cx)?;
     // 4. Script path: the text, then the walk without following any link.
     let segments = skill_path::validate(script, PathScope::HitlScript).map_err(invalid_path)?;
-    let (skill_dir_fd, parent) = open_parent(root, guide, &segments)?;
+    let access = safe_fs::access(Use::Hitl);
+    let (skill_dir_fd, parent) = open_parent(access, root, guide, &segments)?;
     let leaf = segments.last().copied().unwrap_or_default();
     drop(
-        safe_fs::open_regular(parent.as_fd(), OsStr::from_bytes(leaf.as_bytes()))
+        (access.open_file)(parent.as_fd(), OsStr::from_bytes(leaf.as_bytes()))
             .map_err(|e| leaf_error(e, 0))?,
     );
     // 5. Session: nobody to ask, nothing runs.
@@ -340,6 +305,8 @@ fn run_skill_script(cx: &Context<'_>, args: &Value, human: &mut dyn Human) -> To
     let real_path = segments
         .iter()
         .fold(skill_directory(cx.root_path, guide), |p, s| p.join(s));
+    // spec: hitl.python-only (`<python> <script> <args...>`, no shell, empty stdin)
+    // spec: hitl.result (stdout and stderr one stream)
     let mut command = HelperCommand::new(python);
     command
         .arg(&real_path)
@@ -358,6 +325,7 @@ fn run_skill_script(cx: &Context<'_>, args: &Value, human: &mut dyn Human) -> To
             format!("cannot start {}: {e}", python.display()),
         )
     })?;
+    // spec: hitl.result (any exit is a success; a signal is its negated number)
     let exit_code = match finished.ending {
         Ending::TimedOut => {
             return Err(ToolError::new(
@@ -389,6 +357,7 @@ fn run_skill_script(cx: &Context<'_>, args: &Value, human: &mut dyn Human) -> To
 /// The output text of SPEC.md `hitl.truncate` and `hitl.result`: up to `limit` bytes whole;
 /// beyond, the first `limit` bytes less an incomplete UTF-8 sequence at the cut (what an
 /// incremental decoder holds back); then decoded with each invalid sequence replaced by U+FFFD.
+// spec: hitl.truncate
 pub fn cut_output(bytes: &[u8], limit: usize) -> (String, bool) {
     if bytes.len() <= limit {
         return (String::from_utf8_lossy(bytes).into_owned(), false);
@@ -408,6 +377,7 @@ pub fn cut_output(bytes: &[u8], limit: usize) -> (String, bool) {
 
 /// The profile's prompt section (SPEC.md `hitl.levels`, L1): every loaded skill with its id, its
 /// description and its absolute directory; `run_skill_script` is named only when offered.
+// spec: hitl.levels (L1: every loaded skill, its description and its absolute directory)
 pub fn prompt_section(guides: &[Guide], root_path: &Path, offered: &[HitlTool]) -> String {
     let one_line = |t: &str| -> String {
         t.chars()
@@ -436,6 +406,42 @@ pub fn prompt_section(guides: &[Guide], root_path: &Path, offered: &[HitlTool]) 
         })
         .collect();
     format!("## Skills\n\n{}\n\n{}", how.join("\n"), lines.join("\n"))
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// The check of a text the question shows.
+    shown_plainly: fn(&str, &str) -> Result<(), ToolError>,
+}
+
+const STEPS: Steps = Steps { shown_plainly };
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defect of this module (see `crate::mutants`).
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::HitlInvisibleArgsAllowed) => &INVISIBLE_ALLOWED,
+            _ => &STEPS,
+        }
+    }
+
+    /// `hitl-invisible-args-allowed`.
+    const INVISIBLE_ALLOWED: Steps = Steps {
+        shown_plainly: |_, _| Ok(()),
+    };
 }
 
 #[cfg(test)]

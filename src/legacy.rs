@@ -12,6 +12,7 @@ use crate::frontmatter::is_space;
 
 /// Parses `text` line by line into key/value pairs (later duplicates replace earlier ones,
 /// keeping the position of the first).
+// spec: discovery.legacy.fallback
 pub fn parse_lines(text: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for raw in text.split('\n') {

@@ -6,19 +6,29 @@
 //! Skill Guides prompt section. It knows nothing about the conformance runner; the runner drives
 //! it through [`runtime::Runtime`].
 //!
-//! Module map:
-//! - [`safe_fs`]: descriptor-relative, symlink-refusing, size-capped file access.
-//! - [`yaml`], [`frontmatter`], [`legacy`]: parsing of untrusted metadata.
-//! - [`discovery`]: the scan and the loaded guides.
-//! - [`skill_path`], [`read_reference`], [`run_script`]: the two tools; [`policy`], [`trading`]
-//!   and [`process`]: approval, the trading guard and helper lifecycle.
-//! - [`tools`], [`runtime`], [`prompt`], [`config`], [`interpreter`]: the host around them.
-//! - [`selection`], [`trust`], [`lifecycle`], [`profile`]: the `selection` and `trust` profile
-//!   (activation scoring, trust directories and the tool ceiling, the lifecycle tools).
-//! - [`hitl`]: the `hitl` profile (`read_skill`, `read_skill_file`, the human-confirmed
-//!   `run_skill_script`).
-//! - [`mutants`]: deliberate defects for `skillspec mutants`, compiled out without the cargo
-//!   feature `mutants`.
+//! Module map, in layers: a module uses only modules of its own layer or below it
+//! (`tests/architecture.rs` checks that no import cycle forms).
+//! 1. Configuration and primitives: [`rules`] (the limits and check orders of SPEC.md),
+//!    [`config`], [`tools`] (names, results, error codes), [`safe_fs`] (descriptor-relative,
+//!    symlink-refusing, size-capped file access), [`yaml`], [`frontmatter`], [`legacy`] (parsing
+//!    of untrusted metadata), [`skill_path`] (path text), [`policy`] (the allowlist),
+//!    [`trading`] (the blocklist), [`interpreter`] and [`process`] (helper lifecycle).
+//! 2. The tools: [`discovery`] (the scan and the loaded guides), [`read_reference`] and
+//!    [`run_script`] (the two skill tools), [`prompt`] (the Skill Guides section).
+//! 3. The profiles: [`selection`], [`trust`], [`lifecycle`] and [`profile`] (profile
+//!    `selection` and `trust`: activation scoring, trust directories and the tool ceiling, the
+//!    lifecycle tools); [`hitl`] (profile `hitl`: `read_skill`, `read_skill_file`, the
+//!    human-confirmed `run_skill_script`).
+//! 4. The runtime that composes them: [`runtime`] (discovery at start, the tool pipeline with
+//!    turns, the system prompt).
+//!
+//! Below them all, only with the cargo feature `mutants`: `mutants`, the catalogue of
+//! deliberate defects for `skillspec mutants` (see its documentation for where they live).
+//!
+//! Where a clause's rule is enforced, a `// spec: <clause-id>` comment says so:
+//! `grep -rn 'spec: run.order' src` answers "where does this rule live".
+
+#![deny(unsafe_code)]
 
 pub mod config;
 pub mod discovery;
@@ -27,12 +37,14 @@ pub mod hitl;
 pub mod interpreter;
 pub mod legacy;
 pub mod lifecycle;
+#[cfg(feature = "mutants")]
 pub mod mutants;
 pub mod policy;
 pub mod process;
 pub mod profile;
 pub mod prompt;
 pub mod read_reference;
+pub mod rules;
 pub mod run_script;
 pub mod runtime;
 pub mod safe_fs;

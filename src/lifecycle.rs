@@ -7,6 +7,8 @@
 //! An archive is read and checked whole before anything is written: a refused archive writes
 //! nothing. An accepted one is extracted into a fresh directory inside the installed directory,
 //! must load there as a skill, and is then renamed into place (never over an existing entry).
+//!
+//! A profile module (layer 3): it uses `trust`, `selection`, `discovery`, `safe_fs` and `tools`.
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -143,6 +145,21 @@ fn octal(field: &[u8]) -> Option<u64> {
     u64::from_str_radix(std::str::from_utf8(&text).ok()?, 8).ok()
 }
 
+/// Whether an entry of the type flag `flag` is a directory (else a regular file), or why it is
+/// refused: only regular files and directories are accepted (SPEC.md `skills.lifecycle`).
+fn regular_or_dir(flag: u8, shown: &str) -> Result<bool, String> {
+    match flag {
+        b'0' | 0 => Ok(false),
+        b'5' => Ok(true),
+        b'1' => Err(format!("`{shown}` is a hard link")),
+        b'2' => Err(format!("`{shown}` is a symlink")),
+        other => Err(format!(
+            "`{shown}` is not a regular file or a directory (type `{}`)",
+            other.escape_ascii()
+        )),
+    }
+}
+
 /// Reads and checks a whole archive for the skill `name` (SPEC.md `skills.lifecycle`). Any
 /// refusal is the reason the archive is `invalid_archive`.
 pub fn read_archive(bytes: &[u8], name: &str) -> Result<Vec<ArchiveEntry>, String> {
@@ -189,19 +206,7 @@ pub fn read_archive(bytes: &[u8], name: &str) -> Result<Vec<ArchiveEntry>, Strin
         }
         let size =
             octal(&header[124..136]).ok_or(format!("`{shown}`: the size is not a number"))?;
-        let is_dir = match header[156] {
-            b'0' | 0 => false,
-            b'5' => true,
-            b'1' => return Err(format!("`{shown}` is a hard link")),
-            b'2' if crate::mutants::active(crate::mutants::Mutant::ArchiveLinkAccepted) => false,
-            b'2' => return Err(format!("`{shown}` is a symlink")),
-            other => {
-                return Err(format!(
-                    "`{shown}` is not a regular file or a directory (type `{}`)",
-                    other.escape_ascii()
-                ))
-            }
-        };
+        let is_dir = (steps().entry_is_dir)(header[156], &shown)?;
         if is_dir && size != 0 {
             return Err(format!("the directory `{shown}` has a size"));
         }
@@ -520,6 +525,47 @@ pub fn remove(installed: Option<&Path>, scan: &ProfileScan, args: &Value) -> Too
     let mut out = Map::new();
     out.insert("name".into(), Value::from(name));
     Ok(out)
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// What an archive entry's type flag makes of it.
+    entry_is_dir: fn(u8, &str) -> Result<bool, String>,
+}
+
+const STEPS: Steps = Steps {
+    entry_is_dir: regular_or_dir,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defect of this module (see `crate::mutants`).
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::ArchiveLinkAccepted) => &LINKS_ACCEPTED,
+            _ => &STEPS,
+        }
+    }
+
+    /// `archive-link-accepted`: a symlink entry is extracted as a file.
+    const LINKS_ACCEPTED: Steps = Steps {
+        entry_is_dir: |flag, shown| match flag {
+            b'2' => Ok(false),
+            other => regular_or_dir(other, shown),
+        },
+    };
 }
 
 #[cfg(test)]

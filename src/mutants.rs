@@ -1,26 +1,32 @@
 //! Deliberate defects of the reference ("mutants"), to prove that the suite catches the bugs real
 //! runtimes ship: `skillspec mutants` runs the whole suite once per mutant and requires every one
-//! to be killed (some case fails). This module owns the catalogue ([`Mutant`]: a name, the SPEC.md
-//! clause it breaks, what it does) and the switch the reference's code asks ([`active`]).
+//! to be killed (some case fails). This module owns the catalogue only ([`Mutant`]: a name, the
+//! SPEC.md clause it breaks, what it does) and the choice of this process's mutant ([`activate`],
+//! [`active`], [`chosen`]). It imports nothing of the crate.
 //!
-//! Without the cargo feature `mutants` (every normal build), [`active`] is a `const fn` returning
-//! `false`, so every `if mutants::active(..)` branch is removed by the optimiser, and neither the
-//! names nor the descriptions of the catalogue are compiled in. With the feature, at most one
-//! mutant is chosen per process, at run time, by [`activate`]; nothing is active until then.
+//! It exists only with the cargo feature `mutants` (`lib.rs` declares it under that feature), so
+//! a normal build holds neither the names nor the descriptions, nor any defective code. The
+//! defects themselves live beside the code they break, in `#[cfg(feature = "mutants")] mod
+//! mutated` submodules that choose, at one dispatch point each, what the production code reads:
+//! - the limits and check orders of [`crate::rules::Rules`] (`rules::mutated`);
+//! - the file access of the walks, [`crate::safe_fs::FileAccess`] (`safe_fs::mutated`): the
+//!   symlink and FIFO defects;
+//! - the replaceable steps of a module (its `Steps` table of functions), each defective twin
+//!   beside the function it breaks (`discovery::mutated`, `run_script::mutated`, ...).
+//!
+//! At most one mutant is chosen per process, at run time, by [`activate`]; nothing is active
+//! until then, and the production code never asks which one is.
 
-#[cfg(feature = "mutants")]
 use std::sync::OnceLock;
 
 macro_rules! catalogue {
     ($( $variant:ident = $name:literal, $clause:literal, $what:literal; )*) => {
         /// One deliberate defect of the reference.
-        #[derive(Clone, Copy, PartialEq, Eq)]
-        #[cfg_attr(feature = "mutants", derive(Debug))]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Mutant {
             $( $variant, )*
         }
 
-        #[cfg(feature = "mutants")]
         impl Mutant {
             /// Every mutant, in catalogue order.
             pub const ALL: &'static [Mutant] = &[$( Mutant::$variant, )*];
@@ -183,221 +189,40 @@ catalogue! {
         "run_skill_script asks about and runs a call whose skill, script or arguments hold bidirectional or zero-width characters";
 }
 
-#[cfg(feature = "mutants")]
 static ACTIVE: OnceLock<Mutant> = OnceLock::new();
 
-/// Whether `m` is the mutant of this process. Always `false` without the feature `mutants`.
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-pub const fn active(_m: Mutant) -> bool {
-    false
+/// The mutant of this process, once [`activate`] chose one.
+#[inline]
+pub fn chosen() -> Option<Mutant> {
+    ACTIVE.get().copied()
 }
 
 /// Whether `m` is the mutant of this process (set once by [`activate`]).
-#[cfg(feature = "mutants")]
 #[inline]
 pub fn active(m: Mutant) -> bool {
-    ACTIVE.get() == Some(&m)
+    chosen() == Some(m)
 }
 
 /// Makes `m` the mutant of this process, for the rest of its life. Fails when another one was
 /// already chosen.
-#[cfg(feature = "mutants")]
 pub fn activate(m: Mutant) -> Result<(), Mutant> {
     ACTIVE.set(m)?;
     Ok(())
 }
 
-// ---------------------------------------------------------------------------------------------
-// The defective code the hooks call. Plain functions, compiled in every build but called only
-// behind `active(..)` (so removed from normal builds as dead code); each is the "obvious" way a
-// runtime does the thing, which is exactly what makes it wrong.
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-use std::ffi::OsStr;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
-
-use rustix::fs::{self as rfs, FileType, Mode, OFlags};
-use rustix::io::Errno;
-
-use crate::discovery::Guide;
-use crate::safe_fs::{self, DirError, LeafError};
-use crate::tools::{ErrorCode, ToolError};
-
-/// Opens the directory `name` of `dir`, following a symlink.
-pub fn open_dir_following(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, DirError> {
-    rfs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| match e {
-        Errno::NOENT => DirError::NotFound,
-        Errno::NOTDIR => DirError::NotDirectory,
-        e => DirError::Unreadable(e.to_string()),
-    })
-}
-
-/// Opens and reads `name` of `dir` under `cap`, following a symlink (non-blocking).
-pub fn read_following(dir: BorrowedFd<'_>, name: &OsStr, cap: u64) -> Result<Vec<u8>, LeafError> {
-    let fd = rfs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| match e {
-        Errno::NOENT => LeafError::NotFound,
-        e => LeafError::Unreadable(e.to_string()),
-    })?;
-    let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
-    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-        return Err(LeafError::NotRegular);
-    }
-    safe_fs::read_capped(&fd, cap)
-}
-
-/// [`crate::read_reference::open_parent`] that checks only the skill directory: the directories
-/// on the path below it are opened following symlinks.
-pub fn open_parent_following(
-    root: &OwnedFd,
-    guide: &Guide,
-    segments: &[&str],
-) -> Result<(OwnedFd, OwnedFd), ToolError> {
-    let not_found = |_| ToolError::new(ErrorCode::NotFound, "no such file");
-    let skill_dir = safe_fs::open_dir_chain(root.as_fd(), &guide.components).map_err(not_found)?;
-    let mut dir = rustix::io::fcntl_dupfd_cloexec(&skill_dir, 0)
-        .map_err(|e| ToolError::new(ErrorCode::NotFound, e.to_string()))?;
-    for s in &segments[..segments.len().saturating_sub(1)] {
-        dir = open_dir_following(dir.as_fd(), OsStr::new(s)).map_err(not_found)?;
-    }
-    Ok((skill_dir, dir))
-}
-
-/// A successful read's result.
-pub fn read_result(
-    skill: &str,
-    path: &str,
-    content: std::borrow::Cow<'_, str>,
-) -> serde_json::Map<String, serde_json::Value> {
-    let mut out = serde_json::Map::new();
-    out.insert("skill".into(), skill.into());
-    out.insert("path".into(), path.into());
-    out.insert("content".into(), content.into_owned().into());
-    out
-}
-
-/// Resolves `.` and `..` segments (a `..` above the start is kept).
-pub fn normalise<'a>(segments: &[&'a str]) -> Vec<&'a str> {
-    let mut out: Vec<&'a str> = Vec::new();
-    for s in segments {
-        match *s {
-            "" | "." => {}
-            ".." if out.last().is_some_and(|l| *l != "..") => {
-                out.pop();
-            }
-            other => out.push(other),
+    #[test]
+    fn names_are_unique_and_parse_back() {
+        let mut names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
+        assert_eq!(names.len(), 62);
+        for m in Mutant::ALL {
+            assert_eq!(Mutant::parse(m.name()), Some(*m));
         }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Mutant::ALL.len());
     }
-    out
-}
-
-/// Opens `name` (blocking, not following a link) and only then checks that it is a regular file.
-pub fn open_then_check(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafError> {
-    let fd = rfs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| match e {
-        Errno::NOENT => LeafError::NotFound,
-        Errno::LOOP => LeafError::Symlink,
-        Errno::NXIO | Errno::OPNOTSUPP => LeafError::NotRegular,
-        e => LeafError::Unreadable(e.to_string()),
-    })?;
-    let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
-    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-        return Err(LeafError::NotRegular);
-    }
-    Ok(fd)
-}
-
-/// The trading list matched case-sensitively.
-pub fn blocked_case_sensitively(token: &str) -> Option<crate::trading::Rule> {
-    use crate::trading::{Rule, EXACT_NAMES, PATTERNS};
-    if let Some(p) = PATTERNS
-        .iter()
-        .find(|p| regex::Regex::new(p).is_ok_and(|r| r.is_match(token)))
-    {
-        return Some(Rule::Pattern(p));
-    }
-    EXACT_NAMES
-        .iter()
-        .find(|n| **n == token)
-        .map(|n| Rule::ExactName(n))
-}
-
-/// The last `n` bytes of `text` (moved forward to a character boundary).
-pub fn tail_bytes(text: &str, n: usize) -> &str {
-    let mut start = text.len().saturating_sub(n);
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    &text[start..]
-}
-
-/// The digest first computed for this helper (keyed by the root's real path, skill and script)
-/// for the rest of the process.
-pub fn first_digest(root: &Path, skill: &str, script: &str, digest: String) -> String {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    static CACHE: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
-    let key = format!("{}\0{skill}\0{script}", root.display());
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    cache
-        .get_or_insert_with(HashMap::new)
-        .entry(key)
-        .or_insert(digest)
-        .clone()
-}
-
-/// Looks a bare interpreter name up in `PATH` the way a spawn in the skill directory does: a
-/// relative entry (`.`, an empty one) is taken from the skill directory.
-pub fn lookup_from(skill_dir: &Path, name: &Path, path: Option<&String>) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    if name.as_os_str().as_bytes().contains(&b'/') {
-        return None;
-    }
-    path?.split(':').find_map(|entry| {
-        let candidate = skill_dir.join(entry).join(name);
-        std::fs::metadata(&candidate)
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            .then_some(candidate)
-    })
-}
-
-/// The skill directory opened by path from the configured skills root (following links).
-pub fn open_by_configured_path(config: &crate::Config, components: &[Vec<u8>]) -> Option<OwnedFd> {
-    let mut path = config.skills_root.clone()?;
-    for c in components {
-        path.push(OsStr::from_bytes(c));
-    }
-    rfs::open(
-        &path,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .ok()
-}
-
-/// The bootstrap without the line that drops the working and helper directories from `sys.path`.
-pub fn bootstrap_keeping_path(bootstrap: &str) -> String {
-    bootstrap
-        .lines()
-        .filter(|l| !l.starts_with("sys.path[:]"))
-        .collect::<Vec<_>>()
-        .join("\n")
 }

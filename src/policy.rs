@@ -4,10 +4,10 @@
 //! `sha256` (64 lowercase hex digits). Anything else — bad JSON, not an array, a missing, extra,
 //! repeated or non-string key, a bad hash, a duplicate skill + script — makes the whole policy
 //! invalid, and an invalid or unset policy approves nothing.
+//!
+//! A primitive: it uses no other module of the crate.
 
 use serde::Deserialize;
-
-use crate::mutants::{active, Mutant};
 
 /// One approval: this exact helper of this skill, with these bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,59 +77,26 @@ impl Policy {
         let Some(text) = raw else {
             return Policy::Unset;
         };
-        if active(Mutant::PolicySkipsBadEntry) {
-            if let Ok(values) = serde_json::from_str::<Vec<serde_json::Value>>(text) {
-                let kept = values
-                    .into_iter()
-                    .filter_map(|v| serde_json::from_value(v).ok());
-                return Policy::Valid(kept.filter(|e: &Approval| hex_ok(&e.sha256)).collect());
-            }
-        }
-        let entries: Vec<Approval> = match serde_json::from_str(text) {
-            Ok(entries) => entries,
-            Err(e) => {
-                return Policy::Invalid(format!(
-                    "not a JSON array of {{skill, script, sha256}} objects: {e}"
-                ))
-            }
-        };
-        for (i, e) in entries.iter().enumerate() {
-            if !hex_ok(&e.sha256) {
-                return Policy::Invalid(format!(
-                    "entry {i}: sha256 must be 64 lowercase hex digits"
-                ));
-            }
-            if entries[..i]
-                .iter()
-                .any(|o| o.skill == e.skill && o.script == e.script)
-                && !active(Mutant::PolicyDuplicateFirstWins)
-            {
-                return Policy::Invalid(format!(
-                    "entry {i}: {} {} is listed twice",
-                    e.skill, e.script
-                ));
-            }
-        }
-        Policy::Valid(entries)
+        (steps().parse)(text)
     }
 
     /// Whether this exact skill + script + hash is approved.
+    // spec: run.approval (skill, script and hash must match one entry exactly)
+    // spec: policy.only-source (nothing but an entry of the allowlist approves)
     pub fn approves(&self, skill: &str, script: &str, sha256: &str) -> bool {
+        let steps = steps();
         match self {
             Policy::Valid(entries) => entries.iter().any(|e| {
-                let same_skill = e.skill == skill
-                    || (active(Mutant::PolicySkillCaseInsensitive)
-                        && e.skill.eq_ignore_ascii_case(skill));
-                let same_hash = e.sha256 == sha256
-                    || (active(Mutant::PolicyUppercaseHex)
-                        && e.sha256.eq_ignore_ascii_case(sha256));
-                same_skill && e.script == script && same_hash
+                (steps.same_skill)(&e.skill, skill)
+                    && e.script == script
+                    && (steps.same_hash)(&e.sha256, sha256)
             }),
             _ => false,
         }
     }
 
     /// The approved scripts of `skill`, sorted (empty unless the policy is valid).
+    // spec: run.not-approved (`approved_scripts`)
     pub fn approved_scripts(&self, skill: &str) -> Vec<String> {
         let mut out: Vec<String> = match self {
             Policy::Valid(entries) => entries
@@ -144,14 +111,154 @@ impl Policy {
     }
 }
 
+/// The policy a text is: valid only when every entry is.
+// spec: policy.malformed (one bad entry invalidates the whole policy)
+fn parse_strictly(text: &str) -> Policy {
+    let entries: Vec<Approval> = match serde_json::from_str(text) {
+        Ok(entries) => entries,
+        Err(e) => {
+            return Policy::Invalid(format!(
+                "not a JSON array of {{skill, script, sha256}} objects: {e}"
+            ))
+        }
+    };
+    match (steps().check_entries)(&entries) {
+        Ok(()) => Policy::Valid(entries),
+        Err(why) => Policy::Invalid(why),
+    }
+}
+
+/// Every hash is well-formed and no skill + script is listed twice.
+fn check_entries(entries: &[Approval]) -> Result<(), String> {
+    let hex_ok = steps().hex_ok;
+    for (i, e) in entries.iter().enumerate() {
+        if !hex_ok(&e.sha256) {
+            return Err(format!("entry {i}: sha256 must be 64 lowercase hex digits"));
+        }
+        // spec: policy.duplicate
+        if entries[..i]
+            .iter()
+            .any(|o| o.skill == e.skill && o.script == e.script)
+        {
+            return Err(format!(
+                "entry {i}: {} {} is listed twice",
+                e.skill, e.script
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// 64 lowercase hex digits.
+// spec: policy.format
 fn hex_ok(sha256: &str) -> bool {
     sha256.len() == 64
-        && sha256.bytes().all(|b| {
-            b.is_ascii_digit()
-                || (b'a'..=b'f').contains(&b)
-                || (active(Mutant::PolicyUppercaseHex) && (b'A'..=b'F').contains(&b))
-        })
+        && sha256
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Text compared byte for byte (a skill id, a hash).
+fn same(a: &str, b: &str) -> bool {
+    a == b
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// The policy a (set) allowlist text is.
+    parse: fn(&str) -> Policy,
+    /// The checks across the entries of a well-formed array.
+    check_entries: fn(&[Approval]) -> Result<(), String>,
+    /// Whether a hash is well-formed.
+    hex_ok: fn(&str) -> bool,
+    /// Whether an entry's skill id is the called one.
+    same_skill: fn(&str, &str) -> bool,
+    /// Whether an entry's hash is the helper's.
+    same_hash: fn(&str, &str) -> bool,
+}
+
+const STEPS: Steps = Steps {
+    parse: parse_strictly,
+    check_entries,
+    hex_ok,
+    same_skill: same,
+    same_hash: same,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defects of this module (see `crate::mutants`).
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::PolicySkipsBadEntry) => &SKIPS_BAD_ENTRY,
+            Some(Mutant::PolicyDuplicateFirstWins) => &DUPLICATES_ALLOWED,
+            Some(Mutant::PolicyUppercaseHex) => &ANY_CASE_HEX,
+            Some(Mutant::PolicySkillCaseInsensitive) => &ANY_CASE_SKILL,
+            _ => &STEPS,
+        }
+    }
+
+    const SKIPS_BAD_ENTRY: Steps = Steps {
+        parse: parse_skipping_bad_entries,
+        ..STEPS
+    };
+    const DUPLICATES_ALLOWED: Steps = Steps {
+        check_entries: check_hashes_only,
+        ..STEPS
+    };
+    const ANY_CASE_HEX: Steps = Steps {
+        hex_ok: hex_ok_any_case,
+        same_hash: same_ignoring_ascii_case,
+        ..STEPS
+    };
+    const ANY_CASE_SKILL: Steps = Steps {
+        same_skill: same_ignoring_ascii_case,
+        ..STEPS
+    };
+
+    /// `policy-skips-bad-entry`: of an array, the entries that read are kept.
+    fn parse_skipping_bad_entries(text: &str) -> Policy {
+        match serde_json::from_str::<Vec<serde_json::Value>>(text) {
+            Ok(values) => Policy::Valid(
+                values
+                    .into_iter()
+                    .filter_map(|v| serde_json::from_value::<Approval>(v).ok())
+                    .filter(|e| hex_ok(&e.sha256))
+                    .collect(),
+            ),
+            Err(_) => parse_strictly(text),
+        }
+    }
+
+    /// `policy-duplicate-first-wins`: only the hashes are checked.
+    fn check_hashes_only(entries: &[Approval]) -> Result<(), String> {
+        match entries.iter().position(|e| !hex_ok(&e.sha256)) {
+            Some(i) => Err(format!("entry {i}: sha256 must be 64 lowercase hex digits")),
+            None => Ok(()),
+        }
+    }
+
+    /// `policy-uppercase-hex`: uppercase digits are well-formed too.
+    fn hex_ok_any_case(sha256: &str) -> bool {
+        sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_hexdigit())
+    }
+
+    /// `policy-uppercase-hex`, `policy-skill-case-insensitive`.
+    fn same_ignoring_ascii_case(a: &str, b: &str) -> bool {
+        a.eq_ignore_ascii_case(b)
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //! `trust`"): the scanned trust directories, the skills the latest selection of the turn made
 //! active, and the dispatch of the lifecycle tools. [`crate::runtime::Runtime`] holds one when
 //! `skill_dirs` is configured.
+//!
+//! A profile module (layer 3): it uses `selection`, `trust`, `lifecycle`, `config` and `tools`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,7 +13,7 @@ use serde_json::Value;
 use crate::lifecycle::{self, LifecycleTool};
 use crate::selection::{self, Candidate, Limits};
 use crate::tools::ToolResult;
-use crate::trust::{self, ProfileScan, SkillDirs, Trust};
+use crate::trust::{self, ProfileScan, ProfileSkill, SkillDirs, Trust};
 
 /// One skill a selection made active.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,8 +87,7 @@ impl Profile {
                 name: &s.guide.id,
                 activation: &s.fields.activation,
                 body_bytes: s.guide.body.len(),
-                selectable: !s.gated
-                    || crate::mutants::active(crate::mutants::Mutant::SelectionGatingIgnored),
+                selectable: (steps().selectable)(s),
             })
             .collect();
         let selected: Vec<SelectedSkill> = selection::select(&candidates, message, self.limits)
@@ -150,4 +151,48 @@ impl Profile {
             }
         }
     }
+}
+
+/// Whether a loaded skill can be selected: when it is not gated.
+// spec: selection.gating (a gated skill is never a candidate)
+fn not_gated(skill: &ProfileSkill) -> bool {
+    !skill.gated
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// Whether a loaded skill is a candidate.
+    selectable: fn(&ProfileSkill) -> bool,
+}
+
+const STEPS: Steps = Steps {
+    selectable: not_gated,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defect of this module (see `crate::mutants`).
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::SelectionGatingIgnored) => &GATING_IGNORED,
+            _ => &STEPS,
+        }
+    }
+
+    /// `selection-gating-ignored`.
+    const GATING_IGNORED: Steps = Steps {
+        selectable: |_| true,
+    };
 }

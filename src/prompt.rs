@@ -4,9 +4,10 @@
 //! runtime rendered before portable skills (used whenever neither skill tool is offered), and the
 //! *tool-aware* one, used when at least one skill tool is offered, which lists every guide id and
 //! tells the model how to use the offered tools and how to treat their output.
+//!
+//! A tool-layer module (layer 2): it uses `discovery` and `tools`.
 
 use crate::discovery::Guide;
-use crate::mutants::{active, Mutant};
 use crate::tools::ToolName;
 
 /// The host's own prompt, which the Skill Guides section is appended to.
@@ -22,6 +23,7 @@ pub const RULES: [&str; 4] = [
 
 /// Skill-written text placed on a line of the runtime's own (a heading): control characters,
 /// line breaks included, become spaces, so the text cannot start a line of its own.
+// spec: prompt.section (a name cannot start a line of its own)
 fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -33,6 +35,7 @@ pub fn system_prompt(guides: &[Guide], offered: &[ToolName]) -> String {
     let mut out = String::from(BASE_PROMPT);
     if !guides.is_empty() {
         out.push_str("\n\n");
+        // spec: prompt.unchanged (no tool offered: the legacy rendering)
         if offered.is_empty() {
             out.push_str(&legacy_section(guides));
         } else {
@@ -62,32 +65,29 @@ pub fn legacy_section(guides: &[Guide]) -> String {
 }
 
 fn tool_section(guides: &[Guide], offered: &[ToolName]) -> String {
-    let offered = match active(Mutant::PromptMentionsRemovedTool) {
-        true => &ToolName::ALL[..],
-        false => offered,
-    };
+    let steps = steps();
     let mut blocks: Vec<String> = vec!["## Skill Guides".into()];
+    // spec: prompt.section (every loaded guide's id, in backticks)
     let ids: Vec<String> = guides.iter().map(|g| format!("`{}`", g.id)).collect();
     blocks.push(format!(
         "Skill guides loaded from disk (skill ids: {}). Pass the skill id exactly as shown.",
         ids.join(", ")
     ));
     let mut how = Vec::new();
-    if offered.contains(&ToolName::ReadReference) {
+    // spec: prompt.filtered (only the offered tools are described)
+    if (steps.described)(offered, ToolName::ReadReference) {
         how.push("- `skill_read_reference(skill, path)` returns a skill's `SKILL.md` or a text file under its `references/` directory (for example `references/guide.md`).".to_owned());
     }
-    if offered.contains(&ToolName::RunScript) {
+    if (steps.described)(offered, ToolName::RunScript) {
         how.push("- `skill_run_script(skill, script, args)` runs a Python helper under the skill's `scripts/` directory (for example `scripts/fetch.py`) with a list of string arguments, only if the operator approved that exact file.".to_owned());
     }
     blocks.push(how.join("\n"));
+    // spec: prompt.instructions (the signatures above, the rule lines here)
     let mut rules = vec!["Rules for skills:".to_owned()];
     rules.extend(RULES.iter().map(|r| format!("- {r}")));
     blocks.push(rules.join("\n"));
     for g in guides {
-        let name = match active(Mutant::PromptNameNotOneLine) {
-            true => g.name.clone(),
-            false => one_line(&g.name),
-        };
+        let name = (steps.heading_name)(&g.name);
         blocks.push(format!("### {name} (skill id: `{}`)", g.id));
         if !g.description.is_empty() {
             blocks.push(g.description.clone());
@@ -97,6 +97,62 @@ fn tool_section(guides: &[Guide], offered: &[ToolName]) -> String {
         }
     }
     blocks.join("\n\n")
+}
+
+/// Whether the section describes `tool`: when it is offered.
+fn is_offered(offered: &[ToolName], tool: ToolName) -> bool {
+    offered.contains(&tool)
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// Whether the section describes a tool, given those offered.
+    described: fn(&[ToolName], ToolName) -> bool,
+    /// A guide's name as its heading shows it.
+    heading_name: fn(&str) -> String,
+}
+
+const STEPS: Steps = Steps {
+    described: is_offered,
+    heading_name: one_line,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defects of this module (see `crate::mutants`).
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::PromptMentionsRemovedTool) => &BOTH_TOOLS,
+            Some(Mutant::PromptNameNotOneLine) => &NAME_VERBATIM,
+            _ => &STEPS,
+        }
+    }
+
+    const BOTH_TOOLS: Steps = Steps {
+        described: both_tools,
+        ..STEPS
+    };
+    const NAME_VERBATIM: Steps = Steps {
+        heading_name: str::to_owned,
+        ..STEPS
+    };
+
+    /// `prompt-mentions-removed-tool`: every tool is described.
+    fn both_tools(_offered: &[ToolName], _tool: ToolName) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

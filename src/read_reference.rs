@@ -6,6 +6,9 @@
 //! every directory component is opened with `O_NOFOLLOW` (a symlink is `invalid_path`, a missing
 //! one `not_found`), the leaf is opened non-blocking without following links and `fstat`ed (not a
 //! regular file: `invalid_path`), read under the 256 KiB cap (`too_large`) and decoded (`not_text`).
+//!
+//! A tool (layer 2): it uses `discovery`, `safe_fs`, `skill_path`, `tools` and `rules`; the
+//! argument helpers and the walk ([`open_parent`]) serve `run_script` and `hitl` too.
 
 use std::ffi::OsStr;
 use std::os::fd::{AsFd, OwnedFd};
@@ -14,16 +17,17 @@ use std::os::unix::ffi::OsStrExt;
 use serde_json::{Map, Value};
 
 use crate::discovery::{Discovery, Guide};
-use crate::mutants::{self, active, Mutant};
-use crate::safe_fs::{self, DirError, LeafError};
+use crate::rules::{rules, ReadCheck, SPEC};
+use crate::safe_fs::{self, DirError, FileAccess, LeafError, Use};
 use crate::skill_path::{self, PathScope};
 use crate::tools::{ErrorCode, ToolError, ToolResult};
 
 /// The largest reference file that can be read, in bytes (inclusive).
-pub const MAX_REFERENCE_BYTES: u64 = 262_144;
+pub const MAX_REFERENCE_BYTES: u64 = SPEC.read.max_bytes;
 
 /// Checks that `args` is an object whose keys are all in `allowed` (and all present when
 /// `required`), returning it.
+// spec: read.args, run.input.fields
 pub fn object_args<'a>(
     args: &'a Value,
     allowed: &[&str],
@@ -64,16 +68,19 @@ pub fn find_skill<'a>(discovery: &'a Discovery, skill: &str) -> Result<&'a Guide
     })
 }
 
-/// Opens the skill directory and walks `segments[..last]` below it, returning the skill
-/// directory and the directory that holds the leaf. Symlinks anywhere are `invalid_path`; a
-/// missing or non-directory component is `not_found`.
+/// Opens the skill directory and walks `segments[..last]` below it with `access`, returning the
+/// skill directory and the directory that holds the leaf. Symlinks anywhere are `invalid_path`;
+/// a missing or non-directory component is `not_found`.
+// spec: read.realpath (one component at a time, never through a link)
 pub fn open_parent(
+    access: &FileAccess,
     root: &OwnedFd,
     guide: &Guide,
     segments: &[&str],
 ) -> Result<(OwnedFd, OwnedFd), ToolError> {
-    let skill_dir =
-        safe_fs::open_dir_chain(root.as_fd(), &guide.components).map_err(|e| match e {
+    let skill_dir = access
+        .open_dir_chain(root.as_fd(), &guide.components)
+        .map_err(|e| match e {
             DirError::Symlink => ToolError::new(
                 ErrorCode::InvalidPath,
                 "the skill directory was replaced by a symlink",
@@ -85,23 +92,26 @@ pub fn open_parent(
             _ => ToolError::new(ErrorCode::NotFound, "the skill directory no longer exists"),
         })?;
     let parents = &segments[..segments.len().saturating_sub(1)];
-    let parent = safe_fs::open_dir_chain(skill_dir.as_fd(), parents).map_err(|e| match e {
-        DirError::Symlink => ToolError::new(
-            ErrorCode::InvalidPath,
-            "a directory on the path is a symlink",
-        ),
-        DirError::NotFound | DirError::NotDirectory => {
-            ToolError::new(ErrorCode::NotFound, "no such file")
-        }
-        DirError::Unreadable(m) => ToolError::new(
-            ErrorCode::NotFound,
-            format!("cannot open a directory on the path: {m}"),
-        ),
-    })?;
+    let parent = access
+        .open_dir_chain(skill_dir.as_fd(), parents)
+        .map_err(|e| match e {
+            DirError::Symlink => ToolError::new(
+                ErrorCode::InvalidPath,
+                "a directory on the path is a symlink",
+            ),
+            DirError::NotFound | DirError::NotDirectory => {
+                ToolError::new(ErrorCode::NotFound, "no such file")
+            }
+            DirError::Unreadable(m) => ToolError::new(
+                ErrorCode::NotFound,
+                format!("cannot open a directory on the path: {m}"),
+            ),
+        })?;
     Ok((skill_dir, parent))
 }
 
 /// Maps a leaf failure to the tool's error codes.
+// spec: read.errors, run.errors (each failure of the walk's leaf has one of the tool's codes)
 pub fn leaf_error(e: LeafError, cap: u64) -> ToolError {
     match e {
         LeafError::NotFound => ToolError::new(ErrorCode::NotFound, "no such file"),
@@ -118,46 +128,91 @@ pub fn leaf_error(e: LeafError, cap: u64) -> ToolError {
 }
 
 /// Runs `skill_read_reference`.
+// spec: read.no-approval (nothing here consults the script allowlist)
 pub fn read_reference(root: &OwnedFd, discovery: &Discovery, args: &Value) -> ToolResult {
     let obj = object_args(args, &["skill", "path"], &["skill", "path"])?;
     let skill = string_arg(obj, "skill")?;
     let path = string_arg(obj, "path")?;
-    if active(Mutant::ReadPathBeforeSkill) {
-        skill_path::validate(path, PathScope::Reference)
-            .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()))?;
-    }
-    let guide = find_skill(discovery, skill)?;
+    let guide = find_skill(discovery, skill);
     let segments = skill_path::validate(path, PathScope::Reference)
-        .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()))?;
-    let (_, parent) = if active(Mutant::ReadChecksLeafOnly) {
-        mutants::open_parent_following(root, guide, &segments)?
-    } else {
-        open_parent(root, guide, &segments)?
-    };
+        .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()));
+    // spec: read.errors (both checks are pure: the first failing one in the order decides)
+    for check in rules().read.order {
+        let failed = match check {
+            ReadCheck::Skill => guide.as_ref().err(),
+            ReadCheck::PathText => segments.as_ref().err(),
+        };
+        if let Some(e) = failed {
+            return Err(e.clone());
+        }
+    }
+    let (guide, segments) = (guide?, segments?);
+    let access = safe_fs::access(Use::Reference);
+    let (_, parent) = open_parent(access, root, guide, &segments)?;
     let leaf = OsStr::from_bytes(segments.last().copied().unwrap_or_default().as_bytes());
-    let cap = MAX_REFERENCE_BYTES - u64::from(active(Mutant::ReadCapExclusive));
-    let bytes = if active(Mutant::ReadFollowsLeafSymlink) {
-        mutants::read_following(parent.as_fd(), leaf, cap)
-    } else {
-        safe_fs::read_regular(parent.as_fd(), leaf, cap)
-    }
-    .map_err(|e| leaf_error(e, cap))?;
-    if active(Mutant::ReadNotUtf8Lossy) {
-        return Ok(mutants::read_result(
-            skill,
-            path,
-            String::from_utf8_lossy(&bytes),
-        ));
-    }
-    let content = String::from_utf8(bytes).map_err(|e| {
-        ToolError::new(
-            ErrorCode::NotText,
-            format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
-        )
-    })?;
+    // spec: read.size
+    let cap = rules().read.max_bytes;
+    let bytes = access
+        .read_file(parent.as_fd(), leaf, cap)
+        .map_err(|e| leaf_error(e, cap))?;
+    let content = (steps().decode)(bytes)?;
     let mut out = Map::new();
     out.insert("skill".into(), Value::from(skill));
     out.insert("path".into(), Value::from(path));
     out.insert("content".into(), Value::from(content));
     Ok(out)
+}
+
+/// The text of a reference: its bytes exactly, or `not_text` when they are not UTF-8.
+// spec: read.utf8
+fn decode_utf8(bytes: Vec<u8>) -> Result<String, ToolError> {
+    String::from_utf8(bytes).map_err(|e| {
+        ToolError::new(
+            ErrorCode::NotText,
+            format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// How the bytes of a reference become its text.
+    decode: fn(Vec<u8>) -> Result<String, ToolError>,
+}
+
+const STEPS: Steps = Steps {
+    decode: decode_utf8,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defect of this module (see `crate::mutants`); the walk's are `safe_fs`'s, the order's and
+/// the cap's `rules`'.
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::ReadNotUtf8Lossy) => &LOSSY,
+            _ => &STEPS,
+        }
+    }
+
+    const LOSSY: Steps = Steps {
+        decode: decode_lossily,
+    };
+
+    /// `read-not-utf8-lossy`.
+    fn decode_lossily(bytes: Vec<u8>) -> Result<String, ToolError> {
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
 }

@@ -5,7 +5,10 @@
 //! replay guard; approval (the bytes are read once from the descriptor the walk opened, hashed,
 //! and matched against the policy, which is parsed anew on every call); execution of exactly those
 //! bytes through a fixed bootstrap, with a filtered environment and the limits of
-//! [`crate::process`].
+//! [`crate::process`]. The limits and the order of the guards are [`crate::rules`]'.
+//!
+//! A tool (layer 2): it uses `read_reference`'s walk and the primitives `config`, `policy`,
+//! `trading`, `process`, `interpreter`, `safe_fs`, `skill_path`, `tools` and `rules`.
 
 use std::ffi::OsStr;
 use std::os::fd::{AsFd, OwnedFd};
@@ -17,39 +20,29 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::config::Config;
-use crate::discovery::Discovery;
+use crate::discovery::{Discovery, Guide};
 use crate::interpreter::InterpreterError;
-use crate::mutants::{self, active, Mutant};
 use crate::policy::Policy;
-use crate::process::{self, Ending, HelperCommand};
+use crate::process::{self, Ending, Finished, HelperCommand};
 use crate::read_reference::{find_skill, leaf_error, object_args, open_parent, string_arg};
-use crate::safe_fs::{self, LeafError};
+use crate::rules::{rules, Guard, TradingCheck, SPEC};
+use crate::safe_fs::{self, LeafError, Use};
 use crate::skill_path::{self, PathScope};
 use crate::tools::{ErrorCode, ToolError, ToolResult};
 use crate::trading;
 
 /// At most this many arguments.
-pub const MAX_ARGS: usize = 32;
+pub const MAX_ARGS: usize = SPEC.run.max_args;
 /// Each argument is at most this many UTF-8 bytes.
-pub const MAX_ARG_BYTES: usize = 4096;
+pub const MAX_ARG_BYTES: usize = SPEC.run.max_arg_bytes;
 /// A helper larger than this is never read whole and never runs.
-pub const MAX_HELPER_BYTES: u64 = 1024 * 1024;
+pub const MAX_HELPER_BYTES: u64 = SPEC.run.max_helper_bytes;
 /// stdout and stderr together, in bytes.
-pub const OUTPUT_CAP: usize = 262_144;
+pub const OUTPUT_CAP: usize = SPEC.run.output_cap;
 /// `script_failed` carries this many characters (Unicode scalar values) of the end of stderr.
-pub const STDERR_TAIL_CHARS: usize = 4000;
+pub const STDERR_TAIL_CHARS: usize = SPEC.run.stderr_tail_chars;
 /// The only variables a helper inherits from the runtime's environment.
-pub const PASSED_ENV: [&str; 9] = [
-    "PATH",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TZ",
-    "TMPDIR",
-    "SYSTEMROOT",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-];
+pub use crate::rules::PASSED_ENV;
 
 /// The fixed bootstrap passed with `-I -c`. It reads the verified helper bytes from stdin,
 /// replaces stdin with the null device, drops the current directory from `sys.path`, sets
@@ -79,6 +72,7 @@ fn invalid_args(message: impl Into<String>) -> ToolError {
 
 /// Checks the `args` argument: a list of at most 32 strings of at most 4096 bytes without
 /// control characters. A missing `args` is an empty list.
+// spec: run.input.args
 pub fn check_args(obj: &Map<String, Value>) -> Result<Vec<String>, ToolError> {
     let Some(value) = obj.get("args") else {
         return Ok(Vec::new());
@@ -86,20 +80,22 @@ pub fn check_args(obj: &Map<String, Value>) -> Result<Vec<String>, ToolError> {
     let list = value
         .as_array()
         .ok_or_else(|| invalid_args("`args` must be a list of strings"))?;
-    if list.len() > MAX_ARGS + usize::from(active(Mutant::RunArgsLimitOffByOne)) {
+    let limits = &rules().run;
+    if list.len() > limits.max_args {
         return Err(invalid_args(format!("at most {MAX_ARGS} arguments")));
     }
+    let has_control = steps().has_control;
     let mut out = Vec::with_capacity(list.len());
     for (i, a) in list.iter().enumerate() {
         let s = a
             .as_str()
             .ok_or_else(|| invalid_args(format!("argument {i} is not a string")))?;
-        if s.len() > MAX_ARG_BYTES {
+        if s.len() > limits.max_arg_bytes {
             return Err(invalid_args(format!(
                 "argument {i} is longer than {MAX_ARG_BYTES} bytes"
             )));
         }
-        if s.chars().any(char::is_control) && !active(Mutant::RunArgsControlAllowed) {
+        if has_control(s) {
             return Err(invalid_args(format!(
                 "argument {i} contains a control character"
             )));
@@ -109,15 +105,17 @@ pub fn check_args(obj: &Map<String, Value>) -> Result<Vec<String>, ToolError> {
     Ok(out)
 }
 
+/// Whether `text` holds a control character (Unicode Cc).
+fn has_control(text: &str) -> bool {
+    text.chars().any(char::is_control)
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The last `n` characters of `text`.
 pub fn tail_chars(text: &str, n: usize) -> &str {
-    if active(Mutant::FailureTailBytes) {
-        return mutants::tail_bytes(text, n);
-    }
     match text.char_indices().rev().nth(n.saturating_sub(1)) {
         Some((i, _)) if n > 0 => &text[i..],
         _ if n == 0 => "",
@@ -125,17 +123,45 @@ pub fn tail_chars(text: &str, n: usize) -> &str {
     }
 }
 
+/// The interpreter as resolved at start-up, or why it did not resolve.
+type Interpreter = Result<PathBuf, InterpreterError>;
+
+/// How the helper is started: the command line, and what its stdin gets.
+struct Invocation<'a> {
+    command: HelperCommand,
+    input: &'a [u8],
+}
+
+/// One call's checked input.
+struct Call<'a> {
+    skill: &'a str,
+    script: &'a str,
+    argv: Vec<String>,
+    guide: &'a Guide,
+    /// The script path's segments (`scripts/...`); the last is the helper's file name.
+    segments: Vec<&'a str>,
+}
+
+impl Call<'_> {
+    fn leaf(&self) -> &str {
+        self.segments.last().copied().unwrap_or_default()
+    }
+}
+
 /// Runs `skill_run_script`. `root_path` is the real path of the skills root; `interpreter` is the
 /// configured interpreter as resolved at start-up.
+// spec: run.order (input, skill, path, the guards, approval, then execution)
+// spec: run.errors (each refusal below has the code of its check)
 pub fn run_script(
     root: &OwnedFd,
     root_path: &Path,
     discovery: &Discovery,
     config: &Config,
-    interpreter: &Result<PathBuf, InterpreterError>,
+    interpreter: &Interpreter,
     args: &Value,
 ) -> ToolResult {
     // 1. Input.
+    // spec: run.input.fields
     let obj = object_args(args, &["skill", "script", "args"], &["skill", "script"])?;
     let skill = string_arg(obj, "skill")?;
     let script = string_arg(obj, "script")?;
@@ -143,52 +169,87 @@ pub fn run_script(
     let guide = find_skill(discovery, skill)?;
 
     // 2. Path: validated text, then the walk; the helper stays open from here on.
+    // spec: run.path
     let segments = skill_path::validate(script, PathScope::Script)
         .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()))?;
-    let (skill_dir_fd, parent) = if active(Mutant::RunChecksLeafOnly) {
-        mutants::open_parent_following(root, guide, &segments)?
-    } else {
-        open_parent(root, guide, &segments)?
+    let call = Call {
+        skill,
+        script,
+        argv,
+        guide,
+        segments,
     };
-    let leaf = segments.last().copied().unwrap_or_default();
-    let helper = safe_fs::open_regular(parent.as_fd(), OsStr::from_bytes(leaf.as_bytes()))
+    let access = safe_fs::access(Use::Helper);
+    let (skill_dir_fd, parent) = open_parent(access, root, guide, &call.segments)?;
+    let helper = (access.open_file)(parent.as_fd(), OsStr::from_bytes(call.leaf().as_bytes()))
         .map_err(|e| leaf_error(e, MAX_HELPER_BYTES))?;
 
-    // 3. Trading guard (mandatory): the helper's name without `.py`, then every argument, cut
-    // into folded tokens (SPEC.md `run.trading`). Only `allow_trading` lifts it.
-    let trading_guard = || -> Result<(), ToolError> {
-        if config.allow_trading {
-            return Ok(());
-        }
-        if let Some(hit) =
-            trading::check_helper_name(leaf).filter(|_| !active(Mutant::TradingArgsOnly))
-        {
-            return Err(ToolError::new(
-                ErrorCode::BlockedTool,
-                format!("the helper name `{leaf}` is on the trading blocklist: {hit}"),
-            ));
-        }
-        if let Some((i, hit)) = argv
-            .iter()
-            .enumerate()
-            .filter(|_| !active(Mutant::TradingNameOnly))
-            .find_map(|(i, a)| trading::check(a).map(|hit| (i, hit)))
-        {
-            return Err(ToolError::new(
-                ErrorCode::BlockedTool,
-                format!("argument {i} is on the trading blocklist: {hit}"),
-            ));
-        }
-        Ok(())
-    };
-    if !active(Mutant::TradingAfterApproval) {
-        trading_guard()?;
-    }
+    // 3.–5. The guards (mandatory), approval, then the guards `rules` places after it (none).
+    let limits = &rules().run;
+    check_guards(limits.before_approval, config, &call)?;
+    let bytes = approve(config, root_path, &call, helper)?;
+    check_guards(limits.after_approval, config, &call)?;
 
-    // 4. Replay guard (mandatory): anything but exactly `off` refuses before approval.
-    let replay_guard = || match config.replay.as_deref().filter(|m| {
-        *m != "off" && !(active(Mutant::ReplayCaseInsensitiveOff) && m.eq_ignore_ascii_case("off"))
-    }) {
+    // Helpers need POSIX process groups for their lifecycle; without them nothing is spawned.
+    // spec: run.platform
+    if config.no_process_groups {
+        return Err(ToolError::new(
+            ErrorCode::UnsupportedPlatform,
+            "script execution needs POSIX process groups (Linux or macOS)",
+        ));
+    }
+    execute(root_path, config, interpreter, &call, skill_dir_fd, &bytes)
+}
+
+/// Checks `guards` in order, the first failure deciding.
+fn check_guards(guards: &[Guard], config: &Config, call: &Call<'_>) -> Result<(), ToolError> {
+    for guard in guards {
+        match guard {
+            Guard::Trading => trading_guard(config, call)?,
+            Guard::Replay => replay_guard(config)?,
+        }
+    }
+    Ok(())
+}
+
+/// The trading guard: the helper's name without `.py`, then every argument, cut into folded
+/// tokens (SPEC.md `run.trading`). Only `allow_trading` lifts it.
+// spec: run.trading
+fn trading_guard(config: &Config, call: &Call<'_>) -> Result<(), ToolError> {
+    if config.allow_trading {
+        return Ok(());
+    }
+    for check in rules().run.trading_checks {
+        match check {
+            TradingCheck::HelperName => {
+                let leaf = call.leaf();
+                if let Some(hit) = trading::check_helper_name(leaf) {
+                    return Err(ToolError::new(
+                        ErrorCode::BlockedTool,
+                        format!("the helper name `{leaf}` is on the trading blocklist: {hit}"),
+                    ));
+                }
+            }
+            TradingCheck::Arguments => {
+                if let Some((i, hit)) = (call.argv.iter().enumerate())
+                    .find_map(|(i, a)| trading::check(a).map(|hit| (i, hit)))
+                {
+                    return Err(ToolError::new(
+                        ErrorCode::BlockedTool,
+                        format!("argument {i} is on the trading blocklist: {hit}"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The replay guard: anything but exactly `off` refuses.
+// spec: run.replay
+fn replay_guard(config: &Config) -> Result<(), ToolError> {
+    let replay_off = steps().replay_off;
+    match config.replay.as_deref().filter(|m| !replay_off(m)) {
         Some(mode) => Err(ToolError::new(
             ErrorCode::ReplayBlocked,
             format!(
@@ -196,13 +257,26 @@ pub fn run_script(
             ),
         )),
         None => Ok(()),
-    };
-    if !active(Mutant::ReplayAfterApproval) {
-        replay_guard()?;
     }
+}
 
-    // 5. Approval: read once, hash, match; the policy is parsed on every call.
+/// Whether a set `SPORTS_SKILLS_REPLAY` lets helpers run: exactly `off`.
+fn is_exactly_off(mode: &str) -> bool {
+    mode == "off"
+}
+
+/// Approval: the helper is read once from the descriptor the walk opened, hashed, and matched
+/// against the policy, which is parsed on every call. Returns the approved bytes.
+// spec: run.approval, policy.edited (read, hashed and matched anew on every call)
+fn approve(
+    config: &Config,
+    root_path: &Path,
+    call: &Call<'_>,
+    helper: OwnedFd,
+) -> Result<Vec<u8>, ToolError> {
+    let (skill, script) = (call.skill, call.script);
     let policy = Policy::parse(config.script_allowlist.as_deref());
+    // spec: run.not-approved (a `hint` and the skill's `approved_scripts`)
     let not_approved = |why: &str| {
         ToolError::new(ErrorCode::NotApproved, format!("{script} of {skill} is not approved: {why}"))
             .with(
@@ -211,7 +285,7 @@ pub fn run_script(
             )
             .with("approved_scripts", policy.approved_scripts(skill))
     };
-    let bytes = match safe_fs::read_capped(&helper, MAX_HELPER_BYTES) {
+    let bytes = match safe_fs::read_capped(&helper, rules().run.max_helper_bytes) {
         Ok(b) => b,
         Err(LeafError::TooLarge) => {
             return Err(not_approved(
@@ -221,136 +295,344 @@ pub fn run_script(
         Err(e) => return Err(leaf_error(e, MAX_HELPER_BYTES)),
     };
     drop(helper);
-    let mut digest = hex(&Sha256::digest(&bytes));
-    if active(Mutant::HashOnceCached) {
-        digest = mutants::first_digest(root_path, skill, script, digest);
-    }
+    let digest = (steps().digest)(root_path, call, &bytes);
     match &policy {
-        Policy::Unset => return Err(not_approved("no script allowlist is configured")),
-        Policy::Invalid(_) => {
-            return Err(not_approved(
-                "the script allowlist is malformed, so no script is approved",
-            ))
-        }
-        Policy::Valid(_) if !policy.approves(&guide.id, script, &digest) => {
-            return Err(not_approved(
-                "no allowlist entry matches this skill, script and content",
-            ))
-        }
-        Policy::Valid(_) => {}
+        // spec: enable.scripts-deny-default
+        Policy::Unset => Err(not_approved("no script allowlist is configured")),
+        Policy::Invalid(_) => Err(not_approved(
+            "the script allowlist is malformed, so no script is approved",
+        )),
+        Policy::Valid(_) if !policy.approves(&call.guide.id, script, &digest) => Err(not_approved(
+            "no allowlist entry matches this skill, script and content",
+        )),
+        Policy::Valid(_) => Ok(bytes),
     }
-    if active(Mutant::TradingAfterApproval) {
-        trading_guard()?;
-    }
-    if active(Mutant::ReplayAfterApproval) {
-        replay_guard()?;
-    }
+}
 
-    // Helpers need POSIX process groups for their lifecycle; without them nothing is spawned.
-    if config.no_process_groups {
-        return Err(ToolError::new(
-            ErrorCode::UnsupportedPlatform,
-            "script execution needs POSIX process groups (Linux or macOS)",
-        ));
-    }
+/// The SHA-256 of the helper's bytes, in lowercase hex (computed anew on every call).
+fn sha256_hex(_root_path: &Path, _call: &Call<'_>, bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
 
-    // 6.–8. Execution, environment, limits. The helper enters the skill directory through the
-    // descriptor the checked walk opened; its real path is derived from the root's real path and
-    // the checked components, never resolved again.
+/// Execution, environment and limits (SPEC.md `run.exec`, `run.env`, `run.timeout`,
+/// `run.output-cap`). The helper enters the skill directory through the descriptor the checked
+/// walk opened; its real path is derived from the root's real path and the checked components,
+/// never resolved again.
+// spec: run.exec
+fn execute(
+    root_path: &Path,
+    config: &Config,
+    interpreter: &Interpreter,
+    call: &Call<'_>,
+    skill_dir_fd: OwnedFd,
+    bytes: &[u8],
+) -> ToolResult {
+    let steps = steps();
     let mut skill_dir = root_path.to_path_buf();
-    for c in &guide.components {
+    for c in &call.guide.components {
         skill_dir.push(OsStr::from_bytes(c));
     }
-    let planted = active(Mutant::InterpreterPathFromSkillDir)
-        .then(|| mutants::lookup_from(&skill_dir, &config.python, config.host_env.get("PATH")))
-        .flatten();
-    let python = match &planted {
-        Some(p) => p,
-        None => interpreter
-            .as_ref()
-            .map_err(|e| ToolError::new(ErrorCode::SpawnFailed, e.to_string()))?,
-    };
-    let real_path: PathBuf = segments.iter().fold(skill_dir, |p, s| p.join(s));
-    let skill_dir_fd = match active(Mutant::CwdByPath) {
-        true => mutants::open_by_configured_path(config, &guide.components).unwrap_or(skill_dir_fd),
-        false => skill_dir_fd,
-    };
-    let mut command = HelperCommand::new(python);
-    if active(Mutant::RunFromDisk) {
-        command.arg("-I").arg(&real_path);
-    } else if active(Mutant::IsolationKeepsScriptDir) {
-        command
-            .arg("-c")
-            .arg(mutants::bootstrap_keeping_path(BOOTSTRAP))
-            .arg(&real_path);
-    } else {
-        command.arg("-I").arg("-c").arg(BOOTSTRAP).arg(&real_path);
-    }
-    command.args(&argv).current_dir_fd(skill_dir_fd);
-    for key in PASSED_ENV {
-        if let Some(v) = config.host_env.get(key) {
-            command.env(key, v);
-        }
-    }
-    for (key, m) in [
-        ("HOME", Mutant::EnvLeaksHome),
-        ("GITHUB_TOKEN", Mutant::EnvLeaksCredential),
-    ] {
-        if let Some(v) = config.host_env.get(key).filter(|_| active(m)) {
+    // spec: run.spawn (an interpreter that did not resolve)
+    let python = (steps.interpreter)(&skill_dir, config, interpreter)
+        .map_err(|e| ToolError::new(ErrorCode::SpawnFailed, e.to_string()))?;
+    let real_path: PathBuf = call.segments.iter().fold(skill_dir, |p, s| p.join(s));
+    let skill_dir_fd = (steps.working_dir)(config, call.guide, skill_dir_fd);
+    let Invocation { mut command, input } = (steps.invocation)(&python, &real_path, bytes);
+    command.args(&call.argv).current_dir_fd(skill_dir_fd);
+    // spec: run.env (built from scratch: the passed variables, then replay off)
+    for key in rules().run.passed_env {
+        if let Some(v) = config.host_env.get(*key) {
             command.env(key, v);
         }
     }
     command.env("SPORTS_SKILLS_REPLAY", "off");
+    // spec: run.timeout
     let timeout = Duration::from_millis(config.timeout_ms());
-    let input = match active(Mutant::RunFromDisk) {
-        true => &[][..],
-        false => &bytes[..],
-    };
-    let cap = OUTPUT_CAP - usize::from(active(Mutant::OutputCapExclusive));
+    // spec: run.output-cap
+    let cap = rules().run.output_cap;
     let finished = process::run_limited(&command, input, timeout, cap).map_err(|e| {
         ToolError::new(
             ErrorCode::SpawnFailed,
             format!("cannot start {}: {e}", python.display()),
         )
     })?;
+    (steps.result)(call, finished, timeout)
+}
+
+/// The interpreter resolved at start-up (SPEC.md `run.exec`, "The interpreter").
+fn resolved_interpreter(
+    _skill_dir: &Path,
+    _config: &Config,
+    interpreter: &Interpreter,
+) -> Interpreter {
+    interpreter.clone()
+}
+
+/// The helper's working directory: the skill directory as the checked walk opened it.
+fn walked_directory(_config: &Config, _guide: &Guide, skill_dir_fd: OwnedFd) -> OwnedFd {
+    skill_dir_fd
+}
+
+/// `<python> -I -c <BOOTSTRAP> <real path>`, with the hashed bytes for its stdin.
+// spec: run.isolation (`-I`, and the bootstrap keeps the directories off `sys.path`)
+fn bootstrap_invocation<'a>(python: &Path, real_path: &Path, bytes: &'a [u8]) -> Invocation<'a> {
+    let mut command = HelperCommand::new(python);
+    command.arg("-I").arg("-c").arg(BOOTSTRAP).arg(real_path);
+    Invocation {
+        command,
+        input: bytes,
+    }
+}
+
+/// The call's result from how the helper ended.
+fn result_of(call: &Call<'_>, finished: Finished, timeout: Duration) -> ToolResult {
     let stdout = String::from_utf8_lossy(&finished.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&finished.stderr).into_owned();
-    let ending = match finished.ending {
-        Ending::OutputLimit if active(Mutant::OutputCapTruncates) => Ending::Exited {
-            code: Some(0),
-            signal: None,
-        },
-        other => other,
-    };
-    match ending {
+    match finished.ending {
         Ending::TimedOut => Err(ToolError::new(
             ErrorCode::Timeout,
             format!("the helper ran longer than {} ms", timeout.as_millis()),
         )
         .with("timeout_ms", timeout.as_millis() as u64)),
-        Ending::OutputLimit => Err(ToolError::new(
-            ErrorCode::OutputLimit,
-            format!("stdout and stderr together passed {OUTPUT_CAP} bytes"),
-        )
-        .with("limit_bytes", OUTPUT_CAP as u64)),
+        // spec: run.output-cap (no partial output)
+        Ending::OutputLimit => {
+            let cap = rules().run.output_cap;
+            Err(ToolError::new(
+                ErrorCode::OutputLimit,
+                format!("stdout and stderr together passed {cap} bytes"),
+            )
+            .with("limit_bytes", cap as u64))
+        }
+        // spec: run.success
         Ending::Exited { code: Some(0), .. } => {
             let mut out = Map::new();
-            out.insert("skill".into(), Value::from(skill));
-            out.insert("script".into(), Value::from(script));
+            out.insert("skill".into(), Value::from(call.skill));
+            out.insert("script".into(), Value::from(call.script));
             out.insert("exit_code".into(), Value::from(0));
             out.insert("stdout".into(), Value::from(stdout));
             out.insert("stderr".into(), Value::from(stderr));
             Ok(out)
         }
+        // spec: run.failure
         Ending::Exited { code, signal } => {
+            let tail = (steps().stderr_tail)(&stderr, rules().run.stderr_tail_chars);
             let mut e = ToolError::new(ErrorCode::ScriptFailed, "the helper failed")
                 .with("exit_code", code.map_or(Value::Null, Value::from))
-                .with("stderr", tail_chars(&stderr, STDERR_TAIL_CHARS));
+                .with("stderr", tail);
             if let Some(sig) = signal {
                 e = e.with("signal", sig);
             }
             Err(e)
         }
+    }
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// Whether an argument holds a character that refuses it.
+    has_control: fn(&str) -> bool,
+    /// Whether a set replay setting lets helpers run.
+    replay_off: fn(&str) -> bool,
+    /// The digest matched against the policy.
+    digest: fn(&Path, &Call<'_>, &[u8]) -> String,
+    /// The interpreter a call runs, from the skill directory, the configuration and the one
+    /// resolved at start-up.
+    interpreter: fn(&Path, &Config, &Interpreter) -> Interpreter,
+    /// The directory the helper starts in, from the walked skill directory.
+    working_dir: fn(&Config, &Guide, OwnedFd) -> OwnedFd,
+    /// The command line and the helper's stdin.
+    invocation: for<'a> fn(&Path, &Path, &'a [u8]) -> Invocation<'a>,
+    /// The result of a finished run.
+    result: fn(&Call<'_>, Finished, Duration) -> ToolResult,
+    /// The end of stderr a failure carries.
+    stderr_tail: fn(&str, usize) -> &str,
+}
+
+const STEPS: Steps = Steps {
+    has_control,
+    replay_off: is_exactly_off,
+    digest: sha256_hex,
+    interpreter: resolved_interpreter,
+    working_dir: walked_directory,
+    invocation: bootstrap_invocation,
+    result: result_of,
+    stderr_tail: tail_chars,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defects of this module (see `crate::mutants`); those of limits, guard order and
+/// environment are `rules`', those of the walk `safe_fs`'.
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::RunArgsControlAllowed) => &CONTROLS_ALLOWED,
+            Some(Mutant::ReplayCaseInsensitiveOff) => &ANY_CASE_OFF,
+            Some(Mutant::HashOnceCached) => &HASH_CACHED,
+            Some(Mutant::InterpreterPathFromSkillDir) => &INTERPRETER_FROM_SKILL_DIR,
+            Some(Mutant::CwdByPath) => &CWD_BY_PATH,
+            Some(Mutant::RunFromDisk) => &FROM_DISK,
+            Some(Mutant::IsolationKeepsScriptDir) => &NOT_ISOLATED,
+            Some(Mutant::OutputCapTruncates) => &CAP_TRUNCATES,
+            Some(Mutant::FailureTailBytes) => &TAIL_BYTES,
+            _ => &STEPS,
+        }
+    }
+
+    const CONTROLS_ALLOWED: Steps = Steps {
+        has_control: |_| false,
+        ..STEPS
+    };
+    const ANY_CASE_OFF: Steps = Steps {
+        replay_off: |m| m.eq_ignore_ascii_case("off"),
+        ..STEPS
+    };
+    const HASH_CACHED: Steps = Steps {
+        digest: first_digest,
+        ..STEPS
+    };
+    const INTERPRETER_FROM_SKILL_DIR: Steps = Steps {
+        interpreter: interpreter_from_skill_dir,
+        ..STEPS
+    };
+    const CWD_BY_PATH: Steps = Steps {
+        working_dir: directory_by_path,
+        ..STEPS
+    };
+    const FROM_DISK: Steps = Steps {
+        invocation: path_invocation,
+        ..STEPS
+    };
+    const NOT_ISOLATED: Steps = Steps {
+        invocation: unisolated_invocation,
+        ..STEPS
+    };
+    const CAP_TRUNCATES: Steps = Steps {
+        result: truncated_result,
+        ..STEPS
+    };
+    const TAIL_BYTES: Steps = Steps {
+        stderr_tail: tail_bytes,
+        ..STEPS
+    };
+
+    /// `hash-once-cached`: the digest first computed for this helper (keyed by the root's real
+    /// path, skill and script) for the rest of the process.
+    fn first_digest(root_path: &Path, call: &Call<'_>, bytes: &[u8]) -> String {
+        use std::collections::HashMap;
+        use std::sync::Mutex;
+        static CACHE: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
+        let key = format!("{}\0{}\0{}", root_path.display(), call.skill, call.script);
+        let digest = sha256_hex(root_path, call, bytes);
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .get_or_insert_with(HashMap::new)
+            .entry(key)
+            .or_insert(digest)
+            .clone()
+    }
+
+    /// `interpreter-path-from-skill-dir`: a bare interpreter name is looked up in `PATH` at call
+    /// time, the way a spawn in the skill directory does: a relative entry (`.`, an empty one) is
+    /// taken from the skill directory.
+    fn interpreter_from_skill_dir(
+        skill_dir: &Path,
+        config: &Config,
+        interpreter: &Interpreter,
+    ) -> Interpreter {
+        use std::os::unix::fs::PermissionsExt;
+        let name = &config.python;
+        let planted = (!name.as_os_str().as_bytes().contains(&b'/'))
+            .then(|| config.host_env.get("PATH"))
+            .flatten()
+            .and_then(|path| {
+                path.split(':').find_map(|entry| {
+                    let candidate = skill_dir.join(entry).join(name);
+                    std::fs::metadata(&candidate)
+                        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                        .then_some(candidate)
+                })
+            });
+        planted.map_or_else(|| interpreter.clone(), Ok)
+    }
+
+    /// `cwd-by-path`: the skill directory opened by path from the configured skills root
+    /// (following links).
+    fn directory_by_path(config: &Config, guide: &Guide, skill_dir_fd: OwnedFd) -> OwnedFd {
+        use rustix::fs::{Mode, OFlags};
+        let Some(mut path) = config.skills_root.clone() else {
+            return skill_dir_fd;
+        };
+        for c in &guide.components {
+            path.push(OsStr::from_bytes(c));
+        }
+        rustix::fs::open(
+            &path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .unwrap_or(skill_dir_fd)
+    }
+
+    /// `run-from-disk`: `<python> -I <real path>`, which reads the file again; stdin empty.
+    fn path_invocation<'a>(python: &Path, real_path: &Path, _bytes: &'a [u8]) -> Invocation<'a> {
+        let mut command = HelperCommand::new(python);
+        command.arg("-I").arg(real_path);
+        Invocation {
+            command,
+            input: &[],
+        }
+    }
+
+    /// `isolation-keeps-script-dir`: without `-I`, and without the bootstrap's line that drops
+    /// the working and helper directories from `sys.path`.
+    fn unisolated_invocation<'a>(
+        python: &Path,
+        real_path: &Path,
+        bytes: &'a [u8],
+    ) -> Invocation<'a> {
+        let bootstrap: Vec<&str> = BOOTSTRAP
+            .lines()
+            .filter(|l| !l.starts_with("sys.path[:]"))
+            .collect();
+        let mut command = HelperCommand::new(python);
+        command.arg("-c").arg(bootstrap.join("\n")).arg(real_path);
+        Invocation {
+            command,
+            input: bytes,
+        }
+    }
+
+    /// `output-cap-truncates`: at the cap the run counts as a success with what was read.
+    fn truncated_result(call: &Call<'_>, mut finished: Finished, timeout: Duration) -> ToolResult {
+        if finished.ending == Ending::OutputLimit {
+            finished.ending = Ending::Exited {
+                code: Some(0),
+                signal: None,
+            };
+        }
+        result_of(call, finished, timeout)
+    }
+
+    /// `failure-tail-bytes`: the last `n` bytes of `text` (moved forward to a character
+    /// boundary).
+    fn tail_bytes(text: &str, n: usize) -> &str {
+        let mut start = text.len().saturating_sub(n);
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+        &text[start..]
     }
 }
 

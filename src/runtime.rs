@@ -5,6 +5,9 @@
 //! allowlist can remove either; within a turn an identical call (same tool, same canonical JSON
 //! arguments) is answered with the earlier result without running again; a new turn forgets.
 //! Nothing here caches across turns.
+//!
+//! The runtime (layer 4): it composes the tools (`discovery`, `read_reference`, `run_script`,
+//! `prompt`), the profiles (`profile`, `trust`, `lifecycle`, `hitl`) and the primitives.
 
 use std::os::fd::{AsFd, OwnedFd};
 
@@ -15,7 +18,6 @@ use crate::discovery::{self, Discovery};
 use crate::hitl;
 use crate::interpreter::{self, InterpreterError};
 use crate::lifecycle::LifecycleTool;
-use crate::mutants::{active, Mutant};
 use crate::profile::{Profile, Selection};
 use crate::prompt;
 use crate::read_reference;
@@ -31,7 +33,7 @@ pub struct Runtime {
     root_path: std::path::PathBuf,
     discovery: Discovery,
     /// Calls made in the current turn: (tool, canonical arguments) and their results.
-    turn: Vec<(ToolName, String, ToolResult)>,
+    turn: Vec<TurnEntry>,
     /// The configured interpreter, resolved once at start-up.
     interpreter: Result<std::path::PathBuf, InterpreterError>,
     /// Profile `selection`/`trust`, when `skill_dirs` is configured.
@@ -103,10 +105,8 @@ impl Runtime {
     }
 
     /// Whether the active skills' tool ceiling keeps `tool` (always, without the profile).
-    // spec: trust.attenuation (the ceiling applies to what the runtime offers and runs)
     fn under_ceiling(&self, tool: &str) -> bool {
-        self.profile.as_ref().is_none_or(|p| p.allows_tool(tool))
-            || active(Mutant::TrustCeilingNotApplied)
+        (steps().under_ceiling)(self.profile.as_ref(), tool)
     }
 
     /// The names of every tool offered to the model: the core tools, then the profiles'.
@@ -147,9 +147,11 @@ impl Runtime {
         // An empty setting is the same as none; a relative one is never opened (SPEC.md
         // `enable.unset`); a root that cannot be opened loads no guide (`tools.registration`).
         // Profile `hitl` with skills disabled: nothing is read (`hitl.zero-trace`).
+        // spec: hitl.zero-trace (skills disabled: nothing is scanned)
         if self.config.hitl.as_ref().is_some_and(|h| !h.enabled) {
             return &self.discovery;
         }
+        // spec: enable.unset (no root, an empty one or a relative one: nothing is opened)
         if let Some(root) = self.config.skills_root.as_ref().filter(|r| r.is_absolute()) {
             if let Ok(fd) = safe_fs::open_root(root) {
                 self.root_path = safe_fs::real_path_of(&fd)
@@ -168,10 +170,9 @@ impl Runtime {
 
     /// The registered tools: both when at least one guide loaded, else none. With profile
     /// `hitl` the core's tools are never registered (the profile's host has its own).
+    // spec: enable.tools-appear (both tools with a guide loaded, legacy ones included)
     pub fn registered_tools(&self) -> Vec<ToolName> {
-        if (self.discovery.loaded.is_empty() && !active(Mutant::ToolsWithoutGuides))
-            || self.config.hitl.is_some()
-        {
+        if !(steps().registers)(&self.discovery) || self.config.hitl.is_some() {
             Vec::new()
         } else {
             ToolName::ALL.to_vec()
@@ -183,6 +184,7 @@ impl Runtime {
     pub fn offered_tools(&self) -> Vec<ToolName> {
         self.registered_tools()
             .into_iter()
+            // spec: tools.pipeline (the operator's allowlist removes a tool)
             .filter(|t| match &self.config.tool_allowlist {
                 Some(list) => list.iter().any(|n| n == t.as_str()),
                 None => true,
@@ -221,9 +223,7 @@ impl Runtime {
 
     /// Starts a new turn: earlier calls are no longer reused (and no profile skill is active).
     pub fn new_turn(&mut self) {
-        if !active(Mutant::TurnReuseAcrossTurns) {
-            self.turn.clear();
-        }
+        (steps().forget)(&mut self.turn);
         self.profile_turn.clear();
         if let Some(p) = &mut self.profile {
             p.new_turn();
@@ -281,15 +281,14 @@ impl Runtime {
             self.profile_turn.push((t, key, result.clone()));
             return result;
         }
-        let Some(name) = ToolName::parse(tool).filter(|t| {
-            self.offered_tools().contains(t)
-                || (active(Mutant::ToolsDisallowedCallable) && self.registered_tools().contains(t))
-        }) else {
+        let callable = steps().callable;
+        let Some(name) = ToolName::parse(tool).filter(|t| callable(self, *t)) else {
             return Err(ToolError::new(
                 ErrorCode::UnknownTool,
                 format!("no tool named `{tool}` is offered"),
             ));
         };
+        // spec: tools.turn-reuse (an identical call of the turn returns the earlier result)
         let key = canonical_json(args);
         if let Some((_, _, earlier)) = self.turn.iter().find(|(t, k, _)| *t == name && *k == key) {
             return earlier.clone();
@@ -318,6 +317,99 @@ impl Runtime {
             ),
         }
     }
+}
+
+/// A call of the turn: the tool, its canonical arguments and the result.
+type TurnEntry = (ToolName, String, ToolResult);
+
+/// Whether the ceiling of the active skills keeps `tool` (always, without the profile).
+// spec: trust.attenuation (the ceiling applies to what the runtime offers and runs)
+fn ceiling_keeps(profile: Option<&Profile>, tool: &str) -> bool {
+    profile.is_none_or(|p| p.allows_tool(tool))
+}
+
+/// Whether the skill tools are registered: when at least one guide loaded.
+// spec: tools.registration
+fn guides_loaded(discovery: &Discovery) -> bool {
+    !discovery.loaded.is_empty()
+}
+
+/// A new turn forgets every call of the last one.
+// spec: tools.no-registry-cache (no result outlives its turn)
+fn forget_all(turn: &mut Vec<TurnEntry>) {
+    turn.clear();
+}
+
+/// Whether a core tool can be called: when it is offered.
+// spec: tools.pipeline (a tool that is not offered is `unknown_tool`)
+fn is_offered(rt: &Runtime, tool: ToolName) -> bool {
+    rt.offered_tools().contains(&tool)
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// Whether the active skills' ceiling keeps a tool.
+    under_ceiling: fn(Option<&Profile>, &str) -> bool,
+    /// Whether the skill tools are registered after a scan.
+    registers: fn(&Discovery) -> bool,
+    /// What a new turn does with the calls of the last.
+    forget: fn(&mut Vec<TurnEntry>),
+    /// Whether a core tool can be called.
+    callable: fn(&Runtime, ToolName) -> bool,
+}
+
+const STEPS: Steps = Steps {
+    under_ceiling: ceiling_keeps,
+    registers: guides_loaded,
+    forget: forget_all,
+    callable: is_offered,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defects of this module (see `crate::mutants`).
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::TrustCeilingNotApplied) => &CEILING_NOT_APPLIED,
+            Some(Mutant::ToolsWithoutGuides) => &ALWAYS_REGISTERED,
+            Some(Mutant::TurnReuseAcrossTurns) => &NEVER_FORGETS,
+            Some(Mutant::ToolsDisallowedCallable) => &REGISTERED_CALLABLE,
+            _ => &STEPS,
+        }
+    }
+
+    /// `trust-ceiling-not-applied`.
+    const CEILING_NOT_APPLIED: Steps = Steps {
+        under_ceiling: |_, _| true,
+        ..STEPS
+    };
+    /// `tools-without-guides`.
+    const ALWAYS_REGISTERED: Steps = Steps {
+        registers: |_| true,
+        ..STEPS
+    };
+    /// `turn-reuse-across-turns`.
+    const NEVER_FORGETS: Steps = Steps {
+        forget: |_| {},
+        ..STEPS
+    };
+    /// `tools-disallowed-callable`: registered is enough.
+    const REGISTERED_CALLABLE: Steps = Steps {
+        callable: |rt, tool| is_offered(rt, tool) || rt.registered_tools().contains(&tool),
+        ..STEPS
+    };
 }
 
 /// The canonical text of a JSON value: object keys sorted (recursively), no white space. Two

@@ -5,6 +5,17 @@
 //! `O_NOFOLLOW`, opens leaf files with `O_NONBLOCK` (a FIFO can never block the runtime), checks
 //! the type and size with `fstat` on the very descriptor it then reads, and enforces size caps
 //! while reading (a file that grows during the read is still too large).
+//!
+//! The walks of the tools (the discovery scan, the guide files, `skill_read_reference`,
+//! `skill_run_script`, profile `hitl`) list, enter and open through one seam, a [`FileAccess`]
+//! that [`access`] gives for each [`Use`]: always [`FileAccess::SAFE`] in a normal build. With
+//! the cargo feature `mutants`, the symlink and FIFO defects are defective `FileAccess` values
+//! (`mod mutated` below).
+//!
+//! A primitive: it uses no other module of the crate. Clauses enforced here:
+//! `discovery.symlink.*`, `read.realpath`, `read.regular-file`, `run.path` (no link is ever
+//! followed, nothing but a regular file is opened), `discovery.size`, `read.size` and
+//! `run.approval` (the caps, also while reading).
 
 use std::ffi::OsStr;
 use std::io;
@@ -78,6 +89,7 @@ pub enum DirError {
 }
 
 /// Opens the directory `name` inside `dir` without following a symlink.
+// spec: read.realpath (a symlinked directory is never entered)
 pub fn open_subdir(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, DirError> {
     match rfs::openat(
         dir,
@@ -102,12 +114,7 @@ pub fn open_dir_chain<C: AsRef<[u8]>>(
     dir: BorrowedFd<'_>,
     components: &[C],
 ) -> Result<OwnedFd, DirError> {
-    let mut current =
-        rustix::io::fcntl_dupfd_cloexec(dir, 0).map_err(|e| DirError::Unreadable(e.to_string()))?;
-    for c in components {
-        current = open_subdir(current.as_fd(), OsStr::from_bytes(c.as_ref()))?;
-    }
-    Ok(current)
+    FileAccess::SAFE.open_dir_chain(dir, components)
 }
 
 /// The kind of the entry `name` in `dir`, without following symlinks; `None` when absent.
@@ -159,10 +166,8 @@ pub fn list_dir(dir: BorrowedFd<'_>) -> io::Result<Vec<(Vec<u8>, EntryKind)>> {
 /// regular file is then opened without following links and non-blocking, and `fstat` on the
 /// opened descriptor must show the same regular file (same device and inode): an entry swapped
 /// between the two calls is refused too.
+// spec: read.regular-file (examined before it is opened; a FIFO never blocks)
 pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafError> {
-    if crate::mutants::active(crate::mutants::Mutant::ReadOpensFifo) {
-        return crate::mutants::open_then_check(dir, name);
-    }
     let before = match rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => st,
         Err(Errno::NOENT) => return Err(LeafError::NotFound),
@@ -200,6 +205,7 @@ pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafEr
 
 /// Reads at most `cap` bytes from `fd`. A file with more than `cap` bytes (by `fstat` before the
 /// read, or by the bytes actually read) is `TooLarge`; the file is never read past `cap + 1`.
+// spec: read.size (by `fstat`, and while reading)
 pub fn read_capped(fd: impl AsFd, cap: u64) -> Result<Vec<u8>, LeafError> {
     let fd = fd.as_fd();
     let st = rfs::fstat(fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
@@ -231,8 +237,199 @@ pub fn read_capped(fd: impl AsFd, cap: u64) -> Result<Vec<u8>, LeafError> {
 
 /// Opens and reads the regular file `name` in `dir` with a cap, in one go.
 pub fn read_regular(dir: BorrowedFd<'_>, name: &OsStr, cap: u64) -> Result<Vec<u8>, LeafError> {
-    let fd = open_regular(dir, name)?;
-    read_capped(&fd, cap)
+    FileAccess::SAFE.read_file(dir, name, cap)
+}
+
+/// The entries of a directory: names and kinds.
+pub type Entries = Vec<(Vec<u8>, EntryKind)>;
+
+/// How a walk lists, enters and opens entries below a directory descriptor: the one seam of the
+/// tools' file access. Production code only ever gets [`FileAccess::SAFE`].
+#[derive(Clone, Copy)]
+pub struct FileAccess {
+    /// Lists a directory's entries with their kinds ([`list_dir`]).
+    pub list_dir: fn(BorrowedFd<'_>) -> io::Result<Entries>,
+    /// Enters a directory ([`open_subdir`]: never through a symlink).
+    pub open_dir: fn(BorrowedFd<'_>, &OsStr) -> Result<OwnedFd, DirError>,
+    /// Opens a file for reading ([`open_regular`]: only a regular file, never through a link,
+    /// never blocking).
+    pub open_file: fn(BorrowedFd<'_>, &OsStr) -> Result<OwnedFd, LeafError>,
+}
+
+impl FileAccess {
+    /// The access of SPEC.md: nothing below the root is followed, nothing but a regular file
+    /// is opened.
+    pub const SAFE: FileAccess = FileAccess {
+        list_dir,
+        open_dir: open_subdir,
+        open_file: open_regular,
+    };
+
+    /// Opens a chain of directories below `dir`, one component at a time.
+    pub fn open_dir_chain<C: AsRef<[u8]>>(
+        &self,
+        dir: BorrowedFd<'_>,
+        components: &[C],
+    ) -> Result<OwnedFd, DirError> {
+        let mut current = rustix::io::fcntl_dupfd_cloexec(dir, 0)
+            .map_err(|e| DirError::Unreadable(e.to_string()))?;
+        for c in components {
+            current = (self.open_dir)(current.as_fd(), OsStr::from_bytes(c.as_ref()))?;
+        }
+        Ok(current)
+    }
+
+    /// Opens and reads the file `name` in `dir` with a cap, in one go.
+    pub fn read_file(
+        &self,
+        dir: BorrowedFd<'_>,
+        name: &OsStr,
+        cap: u64,
+    ) -> Result<Vec<u8>, LeafError> {
+        let fd = (self.open_file)(dir, name)?;
+        read_capped(&fd, cap)
+    }
+}
+
+/// Which walk asks for a [`FileAccess`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Use {
+    /// The discovery scan: listing and entering directories.
+    Scan,
+    /// A skill directory's `SKILL.md`.
+    SkillMd,
+    /// A skill directory's `skill.yml`.
+    SkillYml,
+    /// `skill_read_reference`: the path below the skill directory and the file.
+    Reference,
+    /// `skill_run_script`: the path below the skill directory and the helper.
+    Helper,
+    /// Profile `hitl`: `read_skill_file` and `run_skill_script`.
+    Hitl,
+}
+
+/// The file access of `use_`: [`FileAccess::SAFE`].
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+pub fn access(use_: Use) -> &'static FileAccess {
+    let _ = use_;
+    &FileAccess::SAFE
+}
+
+/// The file access of `use_`: [`FileAccess::SAFE`], or this process's mutant's.
+#[cfg(feature = "mutants")]
+pub use mutated::access;
+
+/// The symlink and FIFO defects: each a [`FileAccess`] with one operation replaced by the
+/// "obvious" way a runtime does it, which is exactly what makes it wrong.
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub fn access(use_: Use) -> &'static FileAccess {
+        match (chosen(), use_) {
+            (Some(Mutant::ReadOpensFifo), _) => &OPENS_THEN_CHECKS,
+            (Some(Mutant::DiscoveryFollowsDirSymlink), Use::Scan) => &FOLLOWS_LISTED_LINKS,
+            (Some(Mutant::DiscoveryFollowsSkillMdSymlink), Use::SkillMd)
+            | (Some(Mutant::DiscoveryFollowsSkillYmlSymlink), Use::SkillYml)
+            | (Some(Mutant::ReadFollowsLeafSymlink), Use::Reference) => &FOLLOWS_FILE_LINKS,
+            (Some(Mutant::ReadChecksLeafOnly), Use::Reference)
+            | (Some(Mutant::RunChecksLeafOnly), Use::Helper) => &FOLLOWS_DIR_LINKS,
+            _ => &FileAccess::SAFE,
+        }
+    }
+
+    /// `read-opens-fifo`.
+    const OPENS_THEN_CHECKS: FileAccess = FileAccess {
+        open_file: open_then_check,
+        ..FileAccess::SAFE
+    };
+    /// `discovery-follows-dir-symlink`: a listed symlink is a directory, and is entered.
+    const FOLLOWS_LISTED_LINKS: FileAccess = FileAccess {
+        list_dir: list_links_as_dirs,
+        open_dir: open_dir_following,
+        ..FileAccess::SAFE
+    };
+    /// `read-checks-leaf-only`, `run-checks-leaf-only`: directories are entered through links.
+    const FOLLOWS_DIR_LINKS: FileAccess = FileAccess {
+        open_dir: open_dir_following,
+        ..FileAccess::SAFE
+    };
+    /// `discovery-follows-skill-md-symlink`, `discovery-follows-skill-yml-symlink`,
+    /// `read-follows-leaf-symlink`: files are opened through links.
+    const FOLLOWS_FILE_LINKS: FileAccess = FileAccess {
+        open_file: open_file_following,
+        ..FileAccess::SAFE
+    };
+
+    /// [`list_dir`], with every symlink reported as a directory.
+    fn list_links_as_dirs(dir: BorrowedFd<'_>) -> io::Result<Vec<(Vec<u8>, EntryKind)>> {
+        let mut entries = list_dir(dir)?;
+        for (_, kind) in &mut entries {
+            if *kind == EntryKind::Symlink {
+                *kind = EntryKind::Directory;
+            }
+        }
+        Ok(entries)
+    }
+
+    /// Opens the directory `name` of `dir`, following a symlink.
+    fn open_dir_following(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, DirError> {
+        rfs::openat(
+            dir,
+            name,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| match e {
+            Errno::NOENT => DirError::NotFound,
+            Errno::NOTDIR => DirError::NotDirectory,
+            e => DirError::Unreadable(e.to_string()),
+        })
+    }
+
+    /// Opens `name` of `dir` following a symlink (non-blocking), then checks it is a regular
+    /// file.
+    fn open_file_following(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafError> {
+        let fd = rfs::openat(
+            dir,
+            name,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| match e {
+            Errno::NOENT => LeafError::NotFound,
+            e => LeafError::Unreadable(e.to_string()),
+        })?;
+        let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Err(LeafError::NotRegular);
+        }
+        Ok(fd)
+    }
+
+    /// Opens `name` (blocking, not following a link) and only then checks that it is a regular
+    /// file.
+    fn open_then_check(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafError> {
+        let fd = rfs::openat(
+            dir,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| match e {
+            Errno::NOENT => LeafError::NotFound,
+            Errno::LOOP => LeafError::Symlink,
+            Errno::NXIO | Errno::OPNOTSUPP => LeafError::NotRegular,
+            e => LeafError::Unreadable(e.to_string()),
+        })?;
+        let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Err(LeafError::NotRegular);
+        }
+        Ok(fd)
+    }
 }
 
 #[cfg(test)]

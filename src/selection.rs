@@ -5,11 +5,15 @@
 //! Everything here is pure: it reads text that was already loaded (through [`crate::yaml`]'s
 //! tree, under the reader's limits) and never touches the file system. Gating and trust live in
 //! [`crate::trust`], the runtime state in [`crate::profile`].
+//!
+//! A profile module (layer 3): it uses the primitives `yaml`, `config` (the limits) and `rules`
+//! (the caps).
 
 use regex::{Regex, RegexBuilder};
 use unicode_general_category::{get_general_category, GeneralCategory};
 
-use crate::mutants::{active, Mutant};
+pub use crate::config::{Limits, DEFAULT_MAX_ACTIVE, DEFAULT_MAX_CONTEXT_TOKENS};
+use crate::rules::{rules, SPEC};
 use crate::yaml::{self, Tree, Value};
 
 /// Points for a keyword equal to a word of the message.
@@ -17,15 +21,15 @@ pub const KEYWORD_WORD_POINTS: u32 = 10;
 /// Points for a keyword found in the message only as a substring.
 pub const KEYWORD_SUBSTRING_POINTS: u32 = 5;
 /// The most keyword points a skill gets.
-pub const KEYWORD_CAP: u32 = 30;
+pub const KEYWORD_CAP: u32 = SPEC.selection.keyword_cap;
 /// Points for each tag found in the message.
 pub const TAG_POINTS: u32 = 3;
 /// The most tag points a skill gets.
-pub const TAG_CAP: u32 = 15;
+pub const TAG_CAP: u32 = SPEC.selection.tag_cap;
 /// Points for each pattern that matches the message.
 pub const PATTERN_POINTS: u32 = 20;
 /// The most pattern points a skill gets.
-pub const PATTERN_CAP: u32 = 40;
+pub const PATTERN_CAP: u32 = SPEC.selection.pattern_cap;
 
 /// Keywords, exclude keywords and tags shorter than this many UTF-8 bytes are dropped.
 pub const MIN_TERM_BYTES: usize = 3;
@@ -57,10 +61,6 @@ pub const REGEX_DFA_SIZE_LIMIT: usize = 1 << 20;
 pub const DEFAULT_SKILL_TOKENS: u64 = 2000;
 /// The largest `max_context_tokens` a skill may declare (2^53 − 1, exact in every JSON reader).
 pub const MAX_DECLARED_TOKENS: u64 = (1 << 53) - 1;
-/// How many skills may be active at once by default.
-pub const DEFAULT_MAX_ACTIVE: u64 = 3;
-/// The prompt token budget for active skills by default.
-pub const DEFAULT_MAX_CONTEXT_TOKENS: u64 = 4000;
 
 /// What selects a skill: its `activation` fields, as the rules keep them.
 #[derive(Debug, Clone)]
@@ -227,6 +227,7 @@ fn terms(list: Vec<String>, max: usize) -> Vec<String> {
 
 /// Reads the profile's fields from a portable skill's frontmatter text (SPEC.md
 /// `selection.format`). An error is a reason to skip the skill as `malformed`.
+// spec: selection.format (the profile's fields and their types)
 pub fn read_fields(frontmatter: &str) -> Result<Fields, String> {
     let doc = yaml::parse_tree(frontmatter).map_err(|e| format!("frontmatter: {e}"))?;
     let Some(root) = doc.tree.as_deref() else {
@@ -322,10 +323,7 @@ pub fn check_pattern(pattern: &str) -> Result<u64, String> {
         return Err(format!("unexpected `{c}` at character {}", p.at));
     }
     // spec: selection.score.patterns (the weight budget)
-    let weight = match active(Mutant::SelectionPatternWeightUnbounded) {
-        true => 0,
-        false => whole.weight.max(1),
-    };
+    let weight = (steps().weight)(whole.weight);
     if weight > MAX_PATTERN_WEIGHT {
         return Err(format!(
             "weighs {weight}, more than {MAX_PATTERN_WEIGHT} (atoms with counted repetitions written out)"
@@ -673,12 +671,7 @@ pub fn words(folded: &str) -> Vec<&str> {
 /// Scores `activation` against `message` (SPEC.md `selection.score.*`).
 pub fn score(activation: &Activation, message: &str) -> Score {
     let folded = fold(message);
-    if activation
-        .exclude_keywords
-        .iter()
-        .any(|e| folded.contains(e.as_str()))
-        && !active(Mutant::SelectionVetoIgnored)
-    {
+    if (steps().vetoes)(activation, &folded) {
         return Score {
             vetoed: true,
             ..Score::default()
@@ -710,33 +703,24 @@ pub fn score(activation: &Activation, message: &str) -> Score {
             .iter()
             .filter(|p| p.is_match(message))
             .count() as u32;
+    let caps = &rules().selection;
     Score {
-        keywords: match active(Mutant::SelectionKeywordCapOff) {
-            true => keywords,
-            false => keywords.min(KEYWORD_CAP),
-        },
-        tags: tags.min(TAG_CAP),
-        patterns: patterns.min(PATTERN_CAP),
+        // spec: selection.score.keywords (capped at 30)
+        keywords: keywords.min(caps.keyword_cap),
+        // spec: selection.score.tags (capped at 15)
+        tags: tags.min(caps.tag_cap),
+        patterns: patterns.min(caps.pattern_cap),
         vetoed: false,
     }
 }
 
-/// The limits of one selection (`config.selection`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// At most this many skills are active.
-    pub max_active: u64,
-    /// The prompt token budget the active skills share.
-    pub max_context_tokens: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_active: DEFAULT_MAX_ACTIVE,
-            max_context_tokens: DEFAULT_MAX_CONTEXT_TOKENS,
-        }
-    }
+/// Whether an exclude keyword occurs in the folded message.
+// spec: selection.score.exclude
+fn excluded(activation: &Activation, folded: &str) -> bool {
+    activation
+        .exclude_keywords
+        .iter()
+        .any(|e| folded.contains(e.as_str()))
 }
 
 /// What a skill costs of the budget: its declared tokens, or the estimate of its body (a token
@@ -783,18 +767,29 @@ pub fn select(candidates: &[Candidate<'_>], message: &str, limits: Limits) -> Ve
         })
         .filter(|s| s.score > 0)
         .collect();
+    let steps = steps();
+    // spec: selection.order (score, highest first, then the bytes of the names)
     scored.sort_by(|a, b| {
-        b.score.cmp(&a.score).then_with(|| {
-            let by_name = candidates[a.index]
-                .name
-                .as_bytes()
-                .cmp(candidates[b.index].name.as_bytes());
-            match active(Mutant::SelectionTieByNameReversed) {
-                true => by_name.reverse(),
-                false => by_name,
-            }
-        })
+        b.score
+            .cmp(&a.score)
+            .then_with(|| (steps.by_name)(candidates[a.index].name, candidates[b.index].name))
     });
+    (steps.take)(candidates, scored, limits)
+}
+
+/// Names compared by their bytes.
+fn name_bytes(a: &str, b: &str) -> std::cmp::Ordering {
+    a.as_bytes().cmp(b.as_bytes())
+}
+
+/// The walk over the ordered candidates: each taken while it fits what is left of the budget,
+/// one that does not passed over, until `max_active` are taken.
+// spec: selection.budget
+fn take_within_budget(
+    candidates: &[Candidate<'_>],
+    scored: Vec<Selected>,
+    limits: Limits,
+) -> Vec<Selected> {
     let mut left = limits.max_context_tokens;
     let mut taken = Vec::new();
     for s in scored {
@@ -806,11 +801,99 @@ pub fn select(candidates: &[Candidate<'_>], message: &str, limits: Limits) -> Ve
         if cost <= left {
             left -= cost;
             taken.push(s);
-        } else if active(Mutant::SelectionBudgetStopsWalk) {
-            break;
         }
     }
     taken
+}
+
+/// A pattern's weight: its atoms with counted repetitions written out, at least 1.
+fn at_least_one(weight: u64) -> u64 {
+    weight.max(1)
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// A pattern's weight from the atoms the reader counted.
+    weight: fn(u64) -> u64,
+    /// Whether the message vetoes a skill.
+    vetoes: fn(&Activation, &str) -> bool,
+    /// How equal scores are ordered.
+    by_name: fn(&str, &str) -> std::cmp::Ordering,
+    /// The walk that takes the active skills.
+    take: fn(&[Candidate<'_>], Vec<Selected>, Limits) -> Vec<Selected>,
+}
+
+const STEPS: Steps = Steps {
+    weight: at_least_one,
+    vetoes: excluded,
+    by_name: name_bytes,
+    take: take_within_budget,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defects of this module (see `crate::mutants`); the keyword cap's is `rules`'.
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::SelectionPatternWeightUnbounded) => &UNWEIGHED,
+            Some(Mutant::SelectionVetoIgnored) => &NO_VETO,
+            Some(Mutant::SelectionTieByNameReversed) => &TIES_REVERSED,
+            Some(Mutant::SelectionBudgetStopsWalk) => &BUDGET_STOPS,
+            _ => &STEPS,
+        }
+    }
+
+    const UNWEIGHED: Steps = Steps {
+        weight: |_| 0,
+        ..STEPS
+    };
+    const NO_VETO: Steps = Steps {
+        vetoes: |_, _| false,
+        ..STEPS
+    };
+    const TIES_REVERSED: Steps = Steps {
+        by_name: |a, b| name_bytes(a, b).reverse(),
+        ..STEPS
+    };
+    const BUDGET_STOPS: Steps = Steps {
+        take: take_until_over_budget,
+        ..STEPS
+    };
+
+    /// `selection-budget-stops-walk`.
+    fn take_until_over_budget(
+        candidates: &[Candidate<'_>],
+        scored: Vec<Selected>,
+        limits: Limits,
+    ) -> Vec<Selected> {
+        let mut left = limits.max_context_tokens;
+        let mut taken = Vec::new();
+        for s in scored {
+            if taken.len() as u64 >= limits.max_active {
+                break;
+            }
+            let c = &candidates[s.index];
+            let cost = cost(c.activation.max_context_tokens, c.body_bytes);
+            if cost > left {
+                break;
+            }
+            left -= cost;
+            taken.push(s);
+        }
+        taken
+    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! `/`-separated, without empty, `.` or `..` segments, without `\`, `:` or control characters; a
 //! reference path is `SKILL.md` or lies under `references/` and ends in an allowed extension; a
 //! script path lies under `scripts/` and ends in `.py`. Extensions are case-sensitive.
-
-use crate::mutants::{active, Mutant};
+//!
+//! A primitive: it uses no other module of the crate.
 
 /// Which tool the path is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,46 +55,80 @@ impl PathRule {
 
 /// Checks `path` and returns its segments.
 pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
+    (steps().validate)(path, scope)
+}
+
+/// [`validate`]: the characters, the segments, then the scope.
+fn check(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
+    check_characters(path)?;
+    let segments = segments(path)?;
+    check_scope(&segments, scope)?;
+    Ok(segments)
+}
+
+/// The rules on the text as a whole.
+fn check_characters(path: &str) -> Result<(), PathRule> {
     if path.is_empty() {
         return Err(PathRule::Empty);
     }
+    // spec: read.path.relative
     if path.starts_with('/') {
         return Err(PathRule::Absolute);
     }
-    if path.contains('\\') && !active(Mutant::ReadBackslashAllowed) {
+    // spec: read.path.backslash
+    if path.contains('\\') {
         return Err(PathRule::Backslash);
     }
+    // spec: read.path.colon
     if path.contains(':') {
         return Err(PathRule::Colon);
     }
+    // spec: read.path.control
     if path.chars().any(char::is_control) {
         return Err(PathRule::Control);
     }
+    Ok(())
+}
+
+/// The `/`-separated segments, none of them empty, `.` or `..`.
+// spec: read.path.segments
+fn segments(path: &str) -> Result<Vec<&str>, PathRule> {
     let segments: Vec<&str> = path.split('/').collect();
     if segments
         .iter()
         .any(|s| s.is_empty() || *s == "." || *s == "..")
-        && !active(Mutant::ReadDotDotAfterNormalise)
     {
         return Err(PathRule::BadSegment);
     }
+    Ok(segments)
+}
+
+/// Whether the file name `last` ends in the extension `ext` with something before it.
+// spec: read.extension (case-sensitively)
+fn has_extension(last: &str, ext: &str) -> bool {
+    last.len() > ext.len() && last.ends_with(ext)
+}
+
+/// The scope and the extension of the tool the path is for.
+fn check_scope(segments: &[&str], scope: PathScope) -> Result<(), PathRule> {
     let last = segments.last().copied().unwrap_or_default();
     match scope {
+        // spec: read.scope
         PathScope::Reference => {
             let in_scope =
                 segments == ["SKILL.md"] || (segments.len() >= 2 && segments[0] == "references");
             if !in_scope {
                 return Err(PathRule::OutOfScope);
             }
-            if !REFERENCE_EXTENSIONS.iter().any(|ext| {
-                last.len() > ext.len()
-                    && (last.ends_with(ext)
-                        || (active(Mutant::ReadExtensionCaseInsensitive)
-                            && last.to_ascii_lowercase().ends_with(ext)))
-            }) {
+            let has_extension = steps().has_extension;
+            if !REFERENCE_EXTENSIONS
+                .iter()
+                .any(|ext| has_extension(last, ext))
+            {
                 return Err(PathRule::Extension);
             }
         }
+        // spec: run.path (`scripts/**/*.py`)
         PathScope::Script => {
             if !(segments.len() >= 2 && segments[0] == "scripts") {
                 return Err(PathRule::OutOfScope);
@@ -103,21 +137,103 @@ pub fn validate(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
                 return Err(PathRule::Extension);
             }
         }
+        // spec: hitl.python-only
         PathScope::HitlScript => {
             if !(last.len() > 3 && last.ends_with(".py")) {
                 return Err(PathRule::Extension);
             }
         }
+        // spec: hitl.read-file (`references/**` or `assets/**`)
         PathScope::HitlFile => {
             if !(segments.len() >= 2 && matches!(segments[0], "references" | "assets")) {
                 return Err(PathRule::OutOfScope);
             }
         }
     }
-    if active(Mutant::ReadDotDotAfterNormalise) {
-        return Ok(crate::mutants::normalise(&segments));
+    Ok(())
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// The whole check.
+    validate: fn(&str, PathScope) -> Result<Vec<&str>, PathRule>,
+    /// How an extension is compared.
+    has_extension: fn(&str, &str) -> bool,
+}
+
+const STEPS: Steps = Steps {
+    validate: check,
+    has_extension,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defects of this module (see `crate::mutants`).
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::ReadBackslashAllowed) => &BACKSLASH_ALLOWED,
+            Some(Mutant::ReadDotDotAfterNormalise) => &NORMALISED,
+            Some(Mutant::ReadExtensionCaseInsensitive) => &EXTENSION_ANY_CASE,
+            _ => &STEPS,
+        }
     }
-    Ok(segments)
+
+    const BACKSLASH_ALLOWED: Steps = Steps {
+        validate: check_allowing_backslash,
+        ..STEPS
+    };
+    const NORMALISED: Steps = Steps {
+        validate: check_then_normalise,
+        ..STEPS
+    };
+    const EXTENSION_ANY_CASE: Steps = Steps {
+        has_extension: has_extension_any_case,
+        ..STEPS
+    };
+
+    /// `read-backslash-allowed`: a backslash is checked as an ordinary character.
+    fn check_allowing_backslash(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
+        check_characters(&path.replace('\\', "_"))?;
+        let segments = segments(path)?;
+        check_scope(&segments, scope)?;
+        Ok(segments)
+    }
+
+    /// `read-dotdot-after-normalise`: the segments are not checked; the scope is, then `.` and
+    /// `..` are resolved.
+    fn check_then_normalise(path: &str, scope: PathScope) -> Result<Vec<&str>, PathRule> {
+        check_characters(path)?;
+        let segments: Vec<&str> = path.split('/').collect();
+        check_scope(&segments, scope)?;
+        let mut out: Vec<&str> = Vec::new();
+        for s in segments {
+            match s {
+                "" | "." => {}
+                ".." if out.last().is_some_and(|l| *l != "..") => {
+                    out.pop();
+                }
+                other => out.push(other),
+            }
+        }
+        Ok(out)
+    }
+
+    /// `read-extension-case-insensitive`.
+    fn has_extension_any_case(last: &str, ext: &str) -> bool {
+        last.len() > ext.len() && last.to_ascii_lowercase().ends_with(ext)
+    }
 }
 
 #[cfg(test)]

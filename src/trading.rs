@@ -7,6 +7,8 @@
 //! look-alikes of [`LOOK_ALIKES`] replaced) and [`tokens`] (maximal runs of ASCII letters, digits,
 //! `_` and `-`, leading `-` removed). [`check`] applies both to an argument,
 //! [`check_helper_name`] to a helper's file name without `.py`.
+//!
+//! A primitive: it uses no other module of the crate. `run_script` applies the guard.
 
 use std::sync::OnceLock;
 
@@ -180,24 +182,24 @@ fn is_token_char(c: char) -> bool {
 
 /// The tokens of `text`: the maximal runs of ASCII letters, digits, `_` and `-` of its folded
 /// form, each without its leading `-`; empty ones dropped.
+// spec: run.trading (fold, then split)
 pub fn tokens(text: &str) -> Vec<String> {
-    match crate::mutants::active(crate::mutants::Mutant::TradingNoFold) {
-        true => text.to_owned(),
-        false => fold(text),
-    }
-    .split(|c: char| !is_token_char(c))
-    .map(|t| t.trim_start_matches('-'))
-    .filter(|t| !t.is_empty())
-    .map(str::to_owned)
-    .collect()
+    (steps().fold)(text)
+        .split(|c: char| !is_token_char(c))
+        .map(|t| t.trim_start_matches('-'))
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The rule that blocks `token` (one token, as [`tokens`] gives it), if any: the first matching
 /// pattern, else an exact name.
 pub fn blocked_token(token: &str) -> Option<Rule> {
-    if crate::mutants::active(crate::mutants::Mutant::TradingCaseSensitive) {
-        return crate::mutants::blocked_case_sensitively(token);
-    }
+    (steps().blocked_token)(token)
+}
+
+/// [`blocked_token`]: the patterns and the names, both ignoring ASCII case.
+fn blocked_ignoring_case(token: &str) -> Option<Rule> {
     if let Some(i) = set().matches(token).iter().next() {
         return Some(Rule::Pattern(PATTERNS[i]));
     }
@@ -217,6 +219,67 @@ pub fn check(text: &str) -> Option<Blocked> {
 /// The first blocked token of a helper's file name, checked without its `.py` extension.
 pub fn check_helper_name(file_name: &str) -> Option<Blocked> {
     check(file_name.strip_suffix(".py").unwrap_or(file_name))
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// What a text becomes before it is cut into tokens.
+    fold: fn(&str) -> String,
+    /// The rule that blocks a token.
+    blocked_token: fn(&str) -> Option<Rule>,
+}
+
+const STEPS: Steps = Steps {
+    fold,
+    blocked_token: blocked_ignoring_case,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defects of this module (see `crate::mutants`); what the guard checks and when are
+/// `rules`'.
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::TradingNoFold) => &NO_FOLD,
+            Some(Mutant::TradingCaseSensitive) => &CASE_SENSITIVE,
+            _ => &STEPS,
+        }
+    }
+
+    const NO_FOLD: Steps = Steps {
+        fold: str::to_owned,
+        ..STEPS
+    };
+    const CASE_SENSITIVE: Steps = Steps {
+        blocked_token: blocked_case_sensitively,
+        ..STEPS
+    };
+
+    /// `trading-case-sensitive`: the list matched case-sensitively.
+    fn blocked_case_sensitively(token: &str) -> Option<Rule> {
+        if let Some(p) = PATTERNS
+            .iter()
+            .find(|p| regex::Regex::new(p).is_ok_and(|r| r.is_match(token)))
+        {
+            return Some(Rule::Pattern(p));
+        }
+        EXACT_NAMES
+            .iter()
+            .find(|n| **n == token)
+            .map(|n| Rule::ExactName(n))
+    }
 }
 
 #[cfg(test)]

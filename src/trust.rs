@@ -4,6 +4,9 @@
 //!
 //! Each directory is scanned with the core discovery rules ([`crate::discovery`]); the
 //! profile's fields are read on top ([`crate::selection::read_fields`]).
+//!
+//! A profile module (layer 3): it uses `discovery`, `selection`, `safe_fs`, `interpreter` and
+//! `config`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
@@ -12,6 +15,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+pub use crate::config::SkillDirs;
 use crate::discovery::{self, Guide, GuideFormat, Skip, SkipReason};
 use crate::safe_fs;
 use crate::selection::{self, Fields, PatternBudget};
@@ -65,14 +69,6 @@ impl DirRole {
     }
 }
 
-/// The configured skill directories (absolute paths); `None` is not configured.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SkillDirs {
-    pub user: Option<PathBuf>,
-    pub workspace: Option<PathBuf>,
-    pub installed: Option<PathBuf>,
-}
-
 impl SkillDirs {
     pub fn get(&self, role: DirRole) -> Option<&PathBuf> {
         match role {
@@ -98,13 +94,10 @@ pub const READ_ONLY_TOOLS: [&str; 8] = [
 
 /// The tools of `tools` that remain available when skills of these trust levels are active:
 /// all of them when none is Installed, else only the read-only ones.
+// spec: trust.attenuation (the lowest trust among the active skills sets the ceiling)
 pub fn ceiling(tools: &[String], active: impl IntoIterator<Item = Trust>) -> Vec<String> {
-    let lowest = match crate::mutants::active(crate::mutants::Mutant::TrustCeilingIgnoresInstalled)
-    {
-        true => active.into_iter().max(),
-        false => active.into_iter().min(),
-    };
-    match lowest {
+    let trusts: Vec<Trust> = active.into_iter().collect();
+    match (steps().deciding)(&trusts) {
         Some(Trust::Installed) => tools
             .iter()
             .filter(|t| READ_ONLY_TOOLS.contains(&t.as_str()))
@@ -176,11 +169,7 @@ fn prefixed(role: DirRole, path: &str) -> String {
 pub fn scan(dirs: &SkillDirs, env: &BTreeMap<String, String>) -> ProfileScan {
     let mut out = ProfileScan::default();
     let mut budget = PatternBudget::for_scan();
-    let mut order = DirRole::ORDER;
-    if crate::mutants::active(crate::mutants::Mutant::TrustShadowingReversed) {
-        order.reverse();
-    }
-    for role in order {
+    for role in (steps().load_order)() {
         let Some(dir) = dirs.get(role).filter(|d| d.is_absolute()) else {
             continue;
         };
@@ -241,6 +230,65 @@ pub fn scan(dirs: &SkillDirs, env: &BTreeMap<String, String>) -> ProfileScan {
     out.skipped
         .sort_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
     out
+}
+
+/// The trust that sets the ceiling: the lowest of the active skills' (none without one).
+fn lowest(trusts: &[Trust]) -> Option<Trust> {
+    trusts.iter().min().copied()
+}
+
+/// The order the directories load in: user, workspace, installed.
+fn load_order() -> [DirRole; 3] {
+    DirRole::ORDER
+}
+
+/// The steps of this module a mutant can replace: SPEC.md's ([`STEPS`]) in every normal build.
+struct Steps {
+    /// The trust level that decides the ceiling.
+    deciding: fn(&[Trust]) -> Option<Trust>,
+    /// The order in which the directories load (and shadow).
+    load_order: fn() -> [DirRole; 3],
+}
+
+const STEPS: Steps = Steps {
+    deciding: lowest,
+    load_order,
+};
+
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+fn steps() -> &'static Steps {
+    &STEPS
+}
+
+#[cfg(feature = "mutants")]
+use mutated::steps;
+
+/// The defects of this module (see `crate::mutants`); the shadowing by skill directories only is
+/// `discovery`'s.
+#[cfg(feature = "mutants")]
+mod mutated {
+    use super::*;
+    use crate::mutants::{chosen, Mutant};
+
+    pub(super) fn steps() -> &'static Steps {
+        match chosen() {
+            Some(Mutant::TrustCeilingIgnoresInstalled) => &HIGHEST_DECIDES,
+            Some(Mutant::TrustShadowingReversed) => &REVERSED,
+            _ => &STEPS,
+        }
+    }
+
+    /// `trust-ceiling-ignores-installed`: the highest trust decides.
+    const HIGHEST_DECIDES: Steps = Steps {
+        deciding: |trusts| trusts.iter().max().copied(),
+        ..STEPS
+    };
+    /// `trust-shadowing-reversed`.
+    const REVERSED: Steps = Steps {
+        load_order: || [DirRole::Installed, DirRole::Workspace, DirRole::User],
+        ..STEPS
+    };
 }
 
 #[cfg(test)]

@@ -9,7 +9,12 @@
 //! stdout and stderr together with `poll` into two buffers whose combined size may not pass the
 //! cap (at most `cap + 64 KiB` is ever held), and asks the supervisor to stop on timeout or at the
 //! cap. Every wait is bounded: the runtime never waits on a process it does not own.
+//!
+//! A primitive: it uses only `rules` (what the supervisor kills, which descriptors the helper
+//! keeps). `spawn` is the crate's only module with `unsafe` code (`fork`); its documentation
+//! says why it is sound.
 
+#[allow(unsafe_code)]
 mod spawn;
 
 use std::ffi::{OsStr, OsString};
@@ -207,10 +212,12 @@ fn run(
     let mut limit = None;
     while session.last.is_none() {
         let now = Instant::now();
+        // spec: run.output-cap (one byte over the cap ends the run)
         if session.over_cap() {
             limit = Some(Ending::OutputLimit);
             break;
         }
+        // spec: run.timeout (counted from the spawn)
         if now >= deadline {
             limit = Some(Ending::TimedOut);
             break;

@@ -210,12 +210,13 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Started> {
     let (execerr_r, execerr_w) = pipe()?;
     let (control_r, control_w) = pipe()?;
     let (report_r, report_w) = pipe()?;
-    // The mutants' switches, read before the fork (the forked code only reads these booleans).
-    let leaky = crate::mutants::active(crate::mutants::Mutant::InheritedDescriptorLeak);
-    let child_only = crate::mutants::active(crate::mutants::Mutant::KillChildOnly);
+    // The rules of the helper's process, read before the fork (the forked code only reads
+    // these booleans).
+    let helper = crate::rules::rules().helper;
+    let leaky = !helper.close_inherited_descriptors;
     let kill = Kill {
-        group: !child_only,
-        descendants: !child_only && !crate::mutants::active(crate::mutants::Mutant::KillGroupOnly),
+        group: helper.kill_group,
+        descendants: helper.kill_descendants,
     };
     let needed: [RawFd; 8] = [
         stdin_r.as_raw_fd(),
@@ -255,7 +256,7 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Started> {
 }
 
 /// What the supervisor kills when the helper ends: always the helper; its process group and every
-/// descendant too, unless a mutant (`kill-child-only`, `kill-group-only`) leaves them out.
+/// descendant too, as [`crate::rules::HelperRules`] says (SPEC.md `run.process-group`).
 #[derive(Clone, Copy)]
 struct Kill {
     group: bool,
@@ -497,6 +498,7 @@ unsafe fn has_exited(helper: libc::pid_t) -> bool {
 /// Kills the helper, its group and every child of this process (orphaned descendants are
 /// re-parented here), reaping them, until none is left or the time bound passes. Returns the
 /// helper's wait status.
+// spec: run.process-group (SIGKILL to the helper, its group and every descendant, then reaped)
 unsafe fn kill_tree(helper: libc::pid_t, kill: Kill) -> i32 {
     // The helper is unreaped, so neither its pid nor its group id can have been reused.
     libc::kill(helper, libc::SIGKILL);
@@ -622,6 +624,7 @@ unsafe fn exec_helper(prepared: &Prepared, has_cwd: bool, leaky: bool) -> ! {
     if libc::dup2(S_EXECERR_W, 3) < 0 || libc::fcntl(3, libc::F_SETFD, libc::FD_CLOEXEC) < 0 {
         fail(S_EXECERR_W, Stage::Descriptors);
     }
+    // spec: run.exec (the helper gets exactly descriptors 0 to 2)
     if !leaky {
         close_from(4);
     }
