@@ -3,8 +3,8 @@
 //! Runs the data-driven conformance suite (`spec-cases/`) against a skill runtime: the reference
 //! in-process, or any implementation over the JSON adapter protocol (PROTOCOL.md).
 //!
-//! The top-level modules are layers, bottom up; each imports only from layers below it
-//! (`tests/architecture.rs` checks that there is no import cycle):
+//! The top-level modules are layers, bottom up; each imports only from layers below it (the
+//! repository's `tests/architecture.rs` checks that there is no import cycle, and this order):
 //! 0. [`embedded`] (the files `build.rs` embeds) and [`input`] (reading files a user names:
 //!    regular files only, bounded).
 //! 1. [`protocol`]: the adapter protocol's wire types, the optional [`protocol::features`], the
