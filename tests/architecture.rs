@@ -3,9 +3,8 @@
 //! [`MAX_FN_LINES`] lines, and every MUST clause of SPEC.md's clause index is marked with a
 //! `// spec: <clause-id>` comment where its rule is enforced.
 //!
-//! Both crates are read; the reference crate (`src/`) is held to every rule. The runner crate
-//! (`runner/src`) is only reported on by the `#[ignore]`d tests (`cargo test -p
-//! skillspec-reference --test architecture -- --ignored --nocapture`) until it is layered too.
+//! Both crates are read and held to every rule: the reference crate (`src/`) and the runner
+//! crate (`runner/src`; `runner/tests/architecture.rs` checks its layers' documented order too).
 //!
 //! The reading is lexical, not a Rust parser: comments and the contents of string and character
 //! literals are blanked first, so a brace or a `crate::` inside them counts for nothing.
@@ -528,14 +527,71 @@ fn the_cycle_check_can_fail() {
     );
 }
 
-/// The runner's graph, printed; its assertion waits until the runner is layered (issue #16).
+/// The runner's graph, printed (`--nocapture`): no cycle.
 #[test]
-#[ignore = "the runner crate is not layered yet (issue #16): run with --ignored to see its graph"]
 fn the_runner_has_no_import_cycle() {
     match check_layers("skillspec (runner)", &repo().join("runner/src")) {
         Ok(text) => println!("{text}"),
         Err(text) => panic!("the top-level modules import each other in a cycle:\n{text}"),
     }
+}
+
+/// The runner's layers lie in the order `runner/src/lib.rs` documents: the protocol below
+/// everything that runs or judges cases, the case format and the implementations below the suite
+/// loop, the reports above it, the commands on top.
+#[test]
+fn the_runner_layers_are_the_documented_ones() {
+    let graph = module_graph(&repo().join("runner/src"));
+    let layers = layers(&graph);
+    let layer_of = |m: &str| {
+        layers
+            .iter()
+            .position(|l| l.iter().any(|x| x == m))
+            .unwrap_or_else(|| panic!("`{m}` is not layered:\n{}", describe("runner", &graph)))
+    };
+    let order = [
+        ["protocol", "cases"],
+        ["protocol", "implementations"],
+        ["cases", "execution"],
+        ["implementations", "execution"],
+        ["execution", "reports"],
+        ["reports", "commands"],
+        ["smoke", "commands"],
+    ];
+    for [below, above] in order {
+        assert!(
+            layer_of(below) < layer_of(above),
+            "`{below}` must lie below `{above}`:\n{}",
+            describe("runner", &graph)
+        );
+    }
+    let protocol: Vec<&str> = graph["protocol"].iter().map(String::as_str).collect();
+    assert_eq!(
+        protocol,
+        ["embedded"],
+        "the protocol layer may read the embedded schemas, nothing else of the runner"
+    );
+}
+
+/// Every file of the runner opens with a `//!` account of what it owns.
+#[test]
+fn every_runner_file_says_what_it_owns() {
+    let mut files = Vec::new();
+    rust_files(&repo().join("runner/src"), &mut files);
+    let silent: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            !fs::read_to_string(f)
+                .unwrap_or_default()
+                .trim_start()
+                .starts_with("//!")
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        silent.is_empty(),
+        "files without a `//!` opening: {silent:?}"
+    );
 }
 
 // ------------------------------------------------------------------------------------------
@@ -682,7 +738,6 @@ fn the_length_count_can_fail() {
 }
 
 #[test]
-#[ignore = "the runner crate still has long functions (issue #16): run with --ignored to list them"]
 fn no_function_of_the_runner_is_too_long() {
     let long = long_functions(&repo().join("runner/src"));
     println!(

@@ -21,10 +21,10 @@ use skillspec_reference::policy::Policy;
 use skillspec_reference::skill_path::{validate, PathScope};
 use skillspec_reference::yaml::{self, Document, Tree, Value as YValue};
 use skillspec_reference::{frontmatter, legacy, Config, ErrorCode, Runtime};
-use skillspec_runner::cases::features::split_declared;
 use skillspec_runner::cases::parse_case;
 use skillspec_runner::implementations::adapter::decode_response;
-use skillspec_runner::implementations::protocol::{Response, StepOutcome, WireStep};
+use skillspec_runner::protocol::features::split_declared;
+use skillspec_runner::protocol::{Response, StepOutcome, WireStep};
 
 // ---------------------------------------------------------------------------------------------
 // Memory accounting
@@ -882,7 +882,9 @@ fn check_response(input: &[u8]) -> Result<(), String> {
     let response = match decode_response(input.to_vec()) {
         Ok(r) => r,
         Err(message) => {
-            return ensure(!message.is_empty(), || "an empty decode error".into());
+            return ensure(!message.to_string().is_empty(), || {
+                "an empty decode error".into()
+            });
         }
     };
     // A decoded message, sent again, decodes to itself; but feature names this runner does not
@@ -933,7 +935,7 @@ fn check_response(input: &[u8]) -> Result<(), String> {
                     format!("{}: round trip changed {outcome:?}", step.op_name())
                 })?;
             }
-            Err(message) => ensure(message.contains(step.op_name()), || {
+            Err(message) => ensure(message.to_string().contains(step.op_name()), || {
                 format!(
                     "a `{}` result error that does not name the step: {message}",
                     step.op_name()

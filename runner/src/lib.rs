@@ -3,38 +3,50 @@
 //! Runs the data-driven conformance suite (`spec-cases/`) against a skill runtime: the reference
 //! in-process, or any implementation over the JSON adapter protocol (PROTOCOL.md).
 //!
-//! Module map, by job:
-//! - [`cases`]: the case format: the closed vocabularies cases cite ([`cases::clauses`],
-//!   [`cases::features`]), loading and validation, fixture trees ([`cases::fixture`]) and
-//!   expectations ([`cases::expect`]).
-//! - [`implementations`]: the `Implementation` seam and its sides: the reference in-process
-//!   ([`implementations::reference`]), the adapter protocol ([`implementations::protocol`]), any
-//!   program over it ([`implementations::adapter`], with its bounded transport) and the
-//!   reference served over it ([`implementations::adapter_server`]).
-//! - [`execution`]: running one case (fixture, steps, comparison, cleanup), the processes left
-//!   behind ([`execution::survivors`]), what a signal must tear down ([`execution::live`]), the
-//!   interpreter ([`execution::python`]).
-//! - [`reports`]: the terminal summary, report.json, junit.xml, and cases as prose
-//!   ([`reports::show`]).
-//! - [`commands`]: the `skillspec` program's command line ([`commands::cli`]) and one module per
-//!   subcommand; `main.rs` only parses and dispatches.
-//! - [`input`]: reading files a user names (regular files only, bounded).
-//! - [`check_tree`]: what the `check-tree` command reports (the reference on a real skills root).
-//! - [`suite`]: the suite embedded in the binary, its version, where a run takes its cases and
-//!   fixtures from, and `export`.
-//! - [`smoke`]: the `smoke` command (a few trivial cases and a plain-words diagnosis of an
-//!   adapter).
-//! - `mutants` (only with the cargo feature `mutants`): the `mutants` command, the suite against
-//!   each deliberate defect of the reference.
+//! The top-level modules are layers, bottom up; each imports only from layers below it (the
+//! repository's `tests/architecture.rs` checks that there is no import cycle, and this order):
+//! 0. [`embedded`] (the files `build.rs` embeds) and [`input`] (reading files a user names:
+//!    regular files only, bounded).
+//! 1. [`protocol`]: the adapter protocol's wire types, the optional [`protocol::features`], the
+//!    typed [`protocol::fault::Fault`], the bounded [`protocol::transport`], the adapter process
+//!    groups and the signal path ([`protocol::live`]), the schema checker
+//!    ([`protocol::schema`]).
+//! 2. [`cases`]: the case format: the closed vocabularies cases cite ([`cases::clauses`]),
+//!    loading and validation, fixture trees ([`cases::fixture`]), expectations
+//!    ([`cases::expect`]) and a case's configuration rendered for a run
+//!    ([`cases::template`]). Beside it, [`implementations`]: the `Implementation` seam, the
+//!    reference in-process ([`implementations::reference`]), any program over the protocol
+//!    ([`implementations::adapter`]) and the reference served over it
+//!    ([`implementations::adapter_server`]).
+//! 3. [`execution`]: running one case (fixture, steps, comparison, cleanup) and the one loop
+//!    that runs a suite ([`execution::run_suite`], with its [`execution::plan`]: filter,
+//!    partition, known failures), the processes left behind ([`execution::survivors`]), the
+//!    case roots a signal removes ([`execution::roots`]), the interpreter
+//!    ([`execution::python`]).
+//! 4. [`suite`]: the suite embedded in the binary, its version, where a run takes its cases and
+//!    fixtures from, and `export`.
+//! 5. [`reports`]: the terminal summary, report.json, junit.xml, and cases as prose
+//!    ([`reports::show`]); `mutants` (only with the cargo feature `mutants`): the suite against
+//!    each deliberate defect of the reference, a worker per mutant.
+//! 6. [`smoke`] (a plain-words diagnosis of an adapter: the smoke cases through `run_suite`)
+//!    and [`check_tree`] (the reference on a real skills root).
+//! 7. [`commands`]: the `skillspec` program's command line ([`commands::cli`]) and one module
+//!    per subcommand; `main.rs` only parses and dispatches.
+//!
+//! The runner has no `unsafe` code (`deny(unsafe_code)`).
+
+#![deny(unsafe_code)]
 
 pub mod cases;
 pub mod check_tree;
 pub mod commands;
+pub mod embedded;
 pub mod execution;
 pub mod implementations;
 pub mod input;
 #[cfg(feature = "mutants")]
 pub mod mutants;
+pub mod protocol;
 pub mod reports;
 pub mod smoke;
 pub mod suite;
@@ -91,46 +103,4 @@ pub fn repository_suite() -> (cases::Suite, execution::RunOptions) {
     (suite, opts)
 }
 
-/// Whether `case` is selected by `pattern`: a `*` glob when it holds `*`, else a substring; it is
-/// matched against the case id and each clause id.
-pub fn filter_matches(pattern: &str, case: &cases::Case) -> bool {
-    std::iter::once(case.id.as_str())
-        .chain(case.clauses.iter().map(String::as_str))
-        .any(|s| glob(pattern, s))
-}
-
-fn glob(pattern: &str, text: &str) -> bool {
-    if !pattern.contains('*') {
-        return text.contains(pattern);
-    }
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let mut rest = text;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            match rest.strip_prefix(part) {
-                Some(r) => rest = r,
-                None => return false,
-            }
-        } else if i == parts.len() - 1 {
-            return rest.ends_with(part);
-        } else {
-            match rest.find(part) {
-                Some(at) => rest = &rest[at + part.len()..],
-                None => return false,
-            }
-        }
-    }
-    rest.is_empty()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn globs() {
-        assert!(super::glob("discovery.*", "discovery.depth"));
-        assert!(super::glob("*.depth", "discovery.depth"));
-        assert!(super::glob("d*y.*h", "discovery.depth"));
-        assert!(!super::glob("read.*", "discovery.depth"));
-        assert!(super::glob("depth", "discovery.depth.eight"));
-    }
-}
+pub use execution::plan::filter_matches;

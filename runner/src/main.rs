@@ -4,7 +4,10 @@
 //! Exit codes: 0 every case passed (or the command succeeded); 1 a case failed, errored or was
 //! not run; 2 bad usage or bad case files; 3 the adapter is broken (it never started, or every
 //! case sent to it errored because it broke); 130/143 interrupted by SIGINT/SIGTERM (the
-//! adapter's process group is stopped and the case roots removed first, see `live`).
+//! adapter's process group is stopped and the case roots removed first, see
+//! `protocol::live` and `execution::roots`).
+
+#![deny(unsafe_code)]
 
 use std::process::ExitCode;
 

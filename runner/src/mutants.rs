@@ -23,8 +23,10 @@ use std::time::{Duration, Instant};
 
 use skillspec_reference::mutants::{self as catalogue, Mutant};
 
-use crate::execution::{self, RunOptions, Status};
+use crate::cases::Case;
+use crate::execution::{self, run_suite, CaseOutcome, Observer, Policy, RunOptions, Status};
 use crate::implementations::reference::Reference;
+use crate::implementations::{ImplError, Implementation};
 
 /// The name a worker takes for the unmutated reference.
 pub const BASELINE: &str = "none";
@@ -121,19 +123,40 @@ pub fn list() -> String {
     out
 }
 
+/// Why no mutant can be run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SelectError {
+    /// `--only` names that are no mutant's.
+    Unknown(Vec<String>),
+    /// The selection is empty.
+    NoneMatches,
+}
+
+impl std::fmt::Display for SelectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SelectError::Unknown(names) => write!(
+                f,
+                "no mutant is named {} (`skillspec mutants --list` lists them)",
+                names.join(", ")
+            ),
+            SelectError::NoneMatches => f.write_str("no mutant matches"),
+        }
+    }
+}
+
+impl std::error::Error for SelectError {}
+
 /// The mutants `opts` selects, or the names it gives that are not mutants.
-pub fn select(opts: &Options) -> Result<Vec<Mutant>, String> {
-    let unknown: Vec<&str> = opts
+pub fn select(opts: &Options) -> Result<Vec<Mutant>, SelectError> {
+    let unknown: Vec<String> = opts
         .only
         .iter()
         .filter(|n| Mutant::parse(n).is_none())
-        .map(String::as_str)
+        .cloned()
         .collect();
     if !unknown.is_empty() {
-        return Err(format!(
-            "no mutant is named {} (`skillspec mutants --list` lists them)",
-            unknown.join(", ")
-        ));
+        return Err(SelectError::Unknown(unknown));
     }
     let chosen: Vec<Mutant> = Mutant::ALL
         .iter()
@@ -146,7 +169,7 @@ pub fn select(opts: &Options) -> Result<Vec<Mutant>, String> {
         })
         .collect();
     if chosen.is_empty() {
-        return Err("no mutant matches".into());
+        return Err(SelectError::NoneMatches);
     }
     Ok(chosen)
 }
@@ -416,18 +439,22 @@ fn stop(child: &mut std::process::Child) {
 }
 
 /// `skillspec mutants --worker NAME`: switches the mutant on (`none`: the unmutated reference)
-/// and runs the embedded suite in-process, one progress line per case.
+/// and runs the embedded suite in-process ([`run_suite`]), one progress line per case.
 pub fn worker(name: &str, python: Option<&Path>, which: &WorkerSuite) -> ExitCode {
-    if name != BASELINE {
-        let Some(m) = Mutant::parse(name) else {
+    let mutant = match Mutant::parse(name) {
+        None if name == BASELINE => None,
+        None => {
             eprintln!("skillspec mutants: no mutant is named {name}");
             return ExitCode::from(2);
-        };
-        if catalogue::activate(m).is_err() {
-            eprintln!("skillspec mutants: a mutant was already active");
-            return ExitCode::from(2);
         }
-    }
+        Some(m) => {
+            if catalogue::activate(m).is_err() {
+                eprintln!("skillspec mutants: a mutant was already active");
+                return ExitCode::from(2);
+            }
+            Some(m)
+        }
+    };
     crate::hold_inherited_descriptor();
     let loaded = match &which.cases {
         Some(dir) => crate::cases::load_dir(dir),
@@ -442,7 +469,7 @@ pub fn worker(name: &str, python: Option<&Path>, which: &WorkerSuite) -> ExitCod
             return ExitCode::from(2);
         }
     };
-    if let Err(e) = execution::live::install_signal_handlers() {
+    if let Err(e) = execution::roots::install_signal_handlers() {
         eprintln!("skillspec mutants: cannot handle SIGTERM: {e}");
     }
     let fixtures = match crate::suite::fixtures_for(
@@ -461,20 +488,41 @@ pub fn worker(name: &str, python: Option<&Path>, which: &WorkerSuite) -> ExitCod
         fixtures: fixtures.path().to_path_buf(),
         python: execution::python::resolve(python).unwrap_or_else(|_| "python3".into()),
     };
-    let mut imp = Reference::default();
-    let mut selected: Vec<(usize, &crate::cases::Case)> = suite
+    let selected = worker_order(&suite, which.case_filter.as_deref(), mutant);
+    let cases: Vec<&Case> = selected.iter().map(|(_, c)| *c).collect();
+    let policy = Policy {
+        retry_failures: true,
+        stop_after_failures: which.stop_after,
+        ..Policy::default()
+    };
+    let mut progress = Progress {
+        selected: &selected,
+    };
+    let mut start =
+        || -> Result<Box<dyn Implementation>, ImplError> { Ok(Box::new(Reference::default())) };
+    let outcome = run_suite(&cases, &mut start, &opts, &policy, &mut progress);
+    say(if outcome.stopped.is_some() {
+        "stopped".into()
+    } else {
+        "finished".into()
+    });
+    ExitCode::SUCCESS
+}
+
+/// The cases a worker runs, each with its index in the suite: those `case_filter` selects; with
+/// a mutant, the cases citing its clause first, then the rest of its area, then the others.
+fn worker_order<'a>(
+    suite: &'a crate::cases::Suite,
+    case_filter: Option<&str>,
+    mutant: Option<Mutant>,
+) -> Vec<(usize, &'a Case)> {
+    let mut selected: Vec<(usize, &Case)> = suite
         .cases
         .iter()
-        .filter(|c| {
-            which
-                .case_filter
-                .as_deref()
-                .is_none_or(|p| crate::filter_matches(p, c))
-        })
+        .filter(|c| case_filter.is_none_or(|p| crate::filter_matches(p, c)))
         .enumerate()
         .collect();
-    // With a mutant, the cases citing its clause run first, then the rest of its area.
-    if let Some(m) = Mutant::parse(name) {
+    if let Some(m) = mutant {
         let area = m.clause().split('.').next().unwrap_or_default();
         selected.sort_by_key(|(i, c)| {
             let cites = |p: &dyn Fn(&str) -> bool| c.clauses.iter().any(|k| p(k));
@@ -488,43 +536,49 @@ pub fn worker(name: &str, python: Option<&Path>, which: &WorkerSuite) -> ExitCod
             (rank, *i)
         });
     }
-    let mut kills = 0;
-    // A parent that went away (a closed pipe) ends the worker.
-    let say = |line: String| {
-        let mut stdout = std::io::stdout().lock();
-        if writeln!(stdout, "{line}")
-            .and_then(|()| stdout.flush())
-            .is_err()
-        {
-            std::process::exit(1);
-        }
-    };
-    for (i, case) in selected {
-        if which.stop_after > 0 && kills >= which.stop_after {
-            say("stopped".into());
-            return ExitCode::SUCCESS;
-        }
-        say(format!("start {i} {}", case.id));
-        let word = |status: &Status| match status {
+    selected
+}
+
+/// One line to the supervising process; a parent that went away (a closed pipe) ends the
+/// worker.
+fn say(line: String) {
+    let mut stdout = std::io::stdout().lock();
+    if writeln!(stdout, "{line}")
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        std::process::exit(1);
+    }
+}
+
+/// The worker's progress lines: `start INDEX ID`, `flaky INDEX ID`, `end INDEX ID STATUS`.
+struct Progress<'a> {
+    /// The cases in the order they run, with their indices in the suite.
+    selected: &'a [(usize, &'a Case)],
+}
+
+impl Progress<'_> {
+    fn index(&self, position: usize) -> usize {
+        self.selected.get(position).map_or(position, |(i, _)| *i)
+    }
+}
+
+impl Observer for Progress<'_> {
+    fn case_started(&mut self, position: usize, case: &Case) {
+        say(format!("start {} {}", self.index(position), case.id));
+    }
+
+    fn case_flaky(&mut self, position: usize, case: &Case) {
+        say(format!("flaky {} {}", self.index(position), case.id));
+    }
+
+    fn case_finished(&mut self, position: usize, case: &Case, outcome: &CaseOutcome) {
+        let word = match outcome.status {
             Status::Pass => "pass",
             Status::Fail(_) => "fail",
             Status::Error { .. } => "error",
             _ => "other",
         };
-        let mut outcome = execution::run_case(case, &mut imp, &opts, i as u64 + 1);
-        // A failure must reproduce to count: on a loaded machine a timing case can fail once.
-        if matches!(outcome.status, Status::Fail(_) | Status::Error { .. }) {
-            let again = execution::run_case(case, &mut imp, &opts, i as u64 + 1);
-            if again.status == Status::Pass {
-                outcome.status = Status::Skipped("flaky".into());
-                say(format!("flaky {i} {}", case.id));
-            } else {
-                kills += 1;
-            }
-        }
-        let word = word(&outcome.status);
-        say(format!("end {i} {} {word}", case.id));
+        say(format!("end {} {} {word}", self.index(position), case.id));
     }
-    say("finished".into());
-    ExitCode::SUCCESS
 }

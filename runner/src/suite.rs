@@ -10,7 +10,7 @@
 //! from the `fixtures/` beside an explicit cases directory, else from the embedded fixtures,
 //! written once per run (only when a selected case copies one) into a private temporary
 //! directory that is removed when the run ends (also on SIGINT/SIGTERM: it is registered with
-//! [`crate::execution::live`]).
+//! [`crate::execution::roots`]).
 //!
 //! The suite's version ([`VERSION`], the repository's `SUITE_VERSION` file) follows semver:
 //! major when the case format, the protocol or the meaning of a clause changes; minor when cases
@@ -21,26 +21,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cases::{self, CaseError, Suite};
 
-/// One embedded file.
-#[derive(Debug, Clone, Copy)]
-pub struct EmbeddedFile {
-    /// The path relative to the repository root, with `/` separators (`spec-cases/read/x.yaml`).
-    pub path: &'static str,
-    /// Whether the file had an execute bit (exported as mode 0755).
-    pub executable: bool,
-    pub bytes: &'static [u8],
-}
-
-mod generated {
-    use super::EmbeddedFile;
-    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
-}
-
-/// Every embedded file, sorted by path.
-pub static FILES: &[EmbeddedFile] = generated::FILES;
-
-/// The suite's version (`SUITE_VERSION`).
-pub const VERSION: &str = generated::SUITE_VERSION;
+pub use crate::embedded::{file, EmbeddedFile, FILES, VERSION};
 
 /// How the embedded cases' directory is named in messages and reports (`cases_dir`).
 pub const EMBEDDED_ROOT: &str = "embedded:spec-cases";
@@ -52,17 +33,9 @@ pub fn version_text() -> &'static str {
         format!(
             "{} (suite {VERSION}, protocol {})",
             env!("CARGO_PKG_VERSION"),
-            crate::implementations::protocol::PROTOCOL_VERSION
+            crate::protocol::PROTOCOL_VERSION
         )
     })
-}
-
-/// The embedded file at `path`, if any.
-pub fn file(path: &str) -> Option<&'static EmbeddedFile> {
-    FILES
-        .binary_search_by(|f| f.path.cmp(path))
-        .ok()
-        .map(|i| &FILES[i])
 }
 
 /// The embedded cases, parsed from memory, sorted by id; every error is returned, as
@@ -162,7 +135,7 @@ impl Fixtures {
 impl Drop for Fixtures {
     fn drop(&mut self) {
         if let Some(dir) = self.extracted.take() {
-            let _ = crate::execution::live::remove_root(dir);
+            let _ = crate::execution::roots::remove_root(dir);
         }
     }
 }
@@ -217,7 +190,7 @@ pub fn fixtures_for(
             extracted: None,
         });
     }
-    let dir = crate::execution::live::create_root(|| {
+    let dir = crate::execution::roots::create_root(|| {
         use std::os::unix::fs::PermissionsExt as _;
         tempfile::Builder::new()
             .prefix("skillspec-fixtures-")

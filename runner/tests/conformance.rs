@@ -9,9 +9,18 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Failed, Trial};
 use skillspec_runner::cases::expect::{ErrorExpect, Matcher, OutcomeExpect};
 use skillspec_runner::cases::Case;
-use skillspec_runner::execution::{run_case, Status};
+use skillspec_runner::execution::{run_suite, CaseOutcome, Policy, RunOptions, Status};
 use skillspec_runner::implementations::reference::Reference;
+use skillspec_runner::implementations::{ImplError, Implementation};
 use skillspec_runner::reports;
+
+/// `case` run alone through the runner's one suite loop, against a fresh reference.
+fn run_alone(case: &Case, opts: &RunOptions) -> CaseOutcome {
+    let mut start =
+        || -> Result<Box<dyn Implementation>, ImplError> { Ok(Box::new(Reference::default())) };
+    let mut outcome = run_suite(&[case], &mut start, opts, &Policy::default(), &mut ());
+    outcome.results.remove(0)
+}
 
 fn main() {
     let args = Arguments::from_args();
@@ -24,7 +33,7 @@ fn main() {
         let (c, o) = (case.clone(), Arc::clone(&opts));
         trials.push(
             Trial::test(case.id.clone(), move || {
-                let outcome = run_case(&c, &mut Reference::default(), &o, 1);
+                let outcome = run_alone(&c, &o);
                 match outcome.status {
                     Status::Pass => Ok(()),
                     _ => Err(Failed::from(reports::describe(
@@ -42,7 +51,7 @@ fn main() {
                 if !mutate(&mut m) {
                     return Err(Failed::from("the case has no expectation to mutate"));
                 }
-                match run_case(&m, &mut Reference::default(), &o, 1).status {
+                match run_alone(&m, &o).status {
                     Status::Fail(_) => Ok(()),
                     other => Err(Failed::from(format!(
                         "the mutated case did not fail: {other:?}"

@@ -377,7 +377,7 @@ fn version_names_runner_suite_and_protocol() {
         format!(
             "skillspec {} (suite {VERSION}, protocol {})",
             env!("CARGO_PKG_VERSION"),
-            skillspec_runner::implementations::protocol::PROTOCOL_VERSION
+            skillspec_runner::protocol::PROTOCOL_VERSION
         )
     );
     let file = std::fs::read_to_string(repo().join("SUITE_VERSION")).unwrap();

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::cases::fixture::{EntryKind, Tree};
 use crate::cases::{Action, Case};
-use crate::implementations::protocol::WireStep;
+use crate::protocol::WireStep;
 
 /// File contents a case's tree and `write` steps may make, with its `$repeat`s (512 MiB).
 pub const MAX_CASE_BYTES: u64 = 512 * 1024 * 1024;
@@ -363,7 +363,8 @@ mod tests {
 
     #[test]
     fn the_embedded_suite_fits_its_budgets_with_headroom() {
-        let suite = crate::suite::load_embedded().expect("the embedded suite loads");
+        // The source tree's cases, which the binary embeds (`crate::suite::load_embedded`).
+        let suite = crate::cases::load_dir(&crate::default_cases_dir()).expect("the suite loads");
         let most = |f: fn(&Budget) -> u64| {
             suite
                 .cases

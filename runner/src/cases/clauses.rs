@@ -2,21 +2,9 @@
 //! explains each). Cases may only cite ids listed here, and a case citing a clause that belongs
 //! to an optional feature must require that feature.
 
-use crate::cases::features::Feature;
+use crate::protocol::features::Feature;
 
-/// The tools the specification defines. `tools` expectations compare only these: a host's own
-/// tools are not the suite's business. The first two are the core's; the lifecycle tools belong
-/// to the `trust` profile (SPEC.md `skills.lifecycle`), the last three to the `hitl` profile.
-pub const SPEC_TOOLS: &[&str] = &[
-    "skill_read_reference",
-    "skill_run_script",
-    "skill_list",
-    "skill_install",
-    "skill_remove",
-    "read_skill",
-    "read_skill_file",
-    "run_skill_script",
-];
+pub use crate::protocol::SPEC_TOOLS;
 
 /// The tools of the core profile (the first of [`SPEC_TOOLS`]).
 pub const CORE_TOOLS: &[&str] = &["skill_read_reference", "skill_run_script"];

@@ -59,7 +59,7 @@ pub struct CaseConfig {
     /// Profile `trust`: the local registry directory, relative to the case root.
     pub registry: Option<String>,
     /// Profile `selection`: the selection limits (`None` fields: the defaults).
-    pub selection: Option<crate::implementations::protocol::WireSelection>,
+    pub selection: Option<crate::protocol::WireSelection>,
     /// Profile `hitl`: the approval-gated script host.
     pub hitl: Option<CaseHitl>,
 }
@@ -193,7 +193,7 @@ struct RawConfig {
     #[serde(default)]
     registry: Option<String>,
     #[serde(default)]
-    selection: Option<crate::implementations::protocol::WireSelection>,
+    selection: Option<crate::protocol::WireSelection>,
     #[serde(default)]
     hitl: Option<RawHitl>,
 }

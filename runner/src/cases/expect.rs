@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 pub use crate::cases::exposure::{Exposure, Marks};
-use crate::implementations::protocol::{
+use crate::protocol::{
     CallResult, DiscoverResult, PromptResult, SelectResult, StepOutcome, ToolsResult, WireStep,
 };
 
@@ -629,19 +629,7 @@ fn contains(haystack: &Value, needle: &Value) -> bool {
     }
 }
 
-/// Renders a value for a report, shortening long strings.
-pub fn show(v: &Value) -> String {
-    const MAX: usize = 400;
-    let text = v.to_string();
-    if text.len() <= MAX {
-        return text;
-    }
-    let mut cut = MAX;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}… ({} bytes in all)", &text[..cut], text.len())
-}
+pub use crate::protocol::show;
 
 /// How a mismatch is judged (SPEC.md, "How verdicts are judged").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -1292,7 +1280,7 @@ fn check_call_outcome(e: &CallExpect, tool: Option<&str>, a: &CallResult) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::implementations::protocol::LoadedGuide;
+    use crate::protocol::LoadedGuide;
     use serde_json::json;
 
     fn call_step(tool: &str) -> WireStep {
@@ -1534,7 +1522,7 @@ mod tests {
         let a = StepOutcome::Select(SelectResult {
             selected: got
                 .iter()
-                .map(|(n, s)| crate::implementations::protocol::SelectedSkill {
+                .map(|(n, s)| crate::protocol::SelectedSkill {
                     name: n.to_string(),
                     score: *s,
                     trust: "trusted".into(),

@@ -5,15 +5,18 @@
 //! whose every part is already checked: known clause ids, features from the closed list,
 //! expectations that fit their step, at least one expectation per case. Errors name the file and
 //! line.
+//!
+//! Layer 2 of the runner: it depends only on [`crate::protocol`] (the wire types a case's steps
+//! and expectations are written in) and [`crate::input`].
 
 pub mod budget;
 pub mod clauses;
 pub mod config;
 pub mod expect;
 pub mod exposure;
-pub mod features;
 pub mod fixture;
 pub mod refusal;
+pub mod template;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -28,9 +31,9 @@ use crate::cases::expect::{
     CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, SelectExpect,
     ToolsExpect,
 };
-use crate::cases::features::Feature;
 use crate::cases::fixture::{parse_raw_path, Layout, Tree};
-use crate::implementations::protocol::WireStep;
+use crate::protocol::features::Feature;
+use crate::protocol::WireStep;
 
 pub use config::{
     AllowEntry, Allowlist, Answer, CaseConfig, CaseHitl, CaseSkillDirs, HashSource, Platform,
@@ -557,7 +560,7 @@ fn check_layout(
     }
     for text in raw_texts {
         hashed.extend(
-            crate::execution::hashed_paths(text)
+            template::hashed_paths(text)
                 .map_err(|m| cx.err(config_line, format!("in `config`: {m}")))?,
         );
     }

@@ -10,7 +10,7 @@
 //! runtime refused, but not with the specified code), never as permissive.
 
 use crate::cases::expect::{check_outcome, show, Mismatch, MismatchKind, OutcomeExpect};
-use crate::implementations::protocol::{
+use crate::protocol::{
     CallResult, DiscoverResult, OkFalse, PromptResult, SelectResult, StepOutcome, ToolsResult,
     WireStep, REFUSED,
 };

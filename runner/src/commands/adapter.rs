@@ -4,9 +4,9 @@
 use std::process::ExitCode;
 
 use super::{usage_error, EXIT_FAILED};
-use crate::cases::features::Feature;
 use crate::implementations::adapter_server;
 use crate::implementations::reference::{Omission, Reference, REFERENCE_FEATURES};
+use crate::protocol::features::Feature;
 
 pub fn serve_adapter(without: &[String], process_per_case: bool) -> ExitCode {
     // `--without NAME`: an optional feature is no longer declared (its cases become

@@ -14,7 +14,7 @@ pub fn smoke(adapter: String, timeout: u64, python: Option<PathBuf>) -> ExitCode
         Err(e) if python.is_some() => return usage_error(e),
         Err(_) => PathBuf::from("python3"),
     };
-    if let Err(e) = crate::execution::live::install_signal_handlers() {
+    if let Err(e) = crate::execution::roots::install_signal_handlers() {
         eprintln!("skillspec: cannot handle SIGINT/SIGTERM: {e}");
     }
     let opts = crate::smoke::Options {

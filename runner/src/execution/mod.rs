@@ -1,22 +1,35 @@
-//! Running one case against an implementation: build the fixture in a fresh temporary root,
-//! translate the configuration, drive the steps (the runner performs `write`, `remove` and `wait`
-//! itself), compare every outcome with its expectation, and clean up.
+//! Running cases against an implementation. Here: one case ([`run_case`]): build the fixture in
+//! a fresh temporary root, render the configuration ([`crate::cases::template`]), drive the steps
+//! (the runner performs `write`, `remove` and `wait` itself), compare every outcome with its
+//! expectation, search what the model is shown for canaries, and clean up. Below: the one loop
+//! that runs a suite ([`run`], [`run_suite`]) and what it runs ([`plan`]), the processes a case
+//! leaves behind ([`survivors`]), the case roots a signal removes ([`roots`]), the interpreter
+//! ([`python`]).
+//!
+//! Layer 3 of the runner: it uses [`crate::cases`], [`crate::implementations`] and
+//! [`crate::protocol`], never the reports or the commands above it.
+//!
+//! Clauses: SPEC.md "How verdicts are judged" (the kinds of failure, canaries, markers, a hang
+//! of a `bounded` case), `run.process-group` (processes left behind).
 
-pub mod live;
+pub mod plan;
 pub mod python;
+pub mod roots;
+pub mod run;
 pub mod survivors;
+
+pub use run::{not_run, run_suite, Factory, Observer, Policy, Stopped, SuiteOutcome};
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
-
 use crate::cases::expect::{check_outcome, Exposure, Mismatch, MismatchKind};
-use crate::cases::features::Feature;
 use crate::cases::fixture;
-use crate::cases::{Action, Allowlist, Case, HashSource, SkillsRoot};
-use crate::implementations::protocol::{StepOutcome, WireConfig};
-use crate::implementations::{Fault, ImplError, Implementation};
+use crate::cases::{Action, Case, SkillsRoot};
+use crate::implementations::{ImplError, Implementation};
+use crate::protocol::fault::Fault;
+use crate::protocol::features::Feature;
+use crate::protocol::StepOutcome;
 
 /// Settings shared by every case of a run.
 #[derive(Debug, Clone)]
@@ -166,204 +179,6 @@ pub struct CaseOutcome {
     pub duration: Duration,
 }
 
-/// The SHA-256 of the regular file `rel` of the case root, lowercase hex. The file is opened
-/// without following a link at any component, must be a regular file (never a FIFO or a device),
-/// and is read only up to [`fixture::MAX_READ`] bytes; anything else is an error naming the path.
-pub fn sha256_file(root: &Path, rel: &[u8]) -> Result<String, String> {
-    use std::io::Read;
-    let file = fixture::open_regular(root, rel, fixture::MAX_READ)?;
-    let mut hasher = Sha256::new();
-    let mut limited = file.take(fixture::MAX_READ + 1);
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut total = 0u64;
-    loop {
-        let n = limited
-            .read(&mut buf)
-            .map_err(|e| format!("`{}`: {e}", String::from_utf8_lossy(rel)))?;
-        if n == 0 {
-            break;
-        }
-        total += n as u64;
-        if total > fixture::MAX_READ {
-            return Err(format!(
-                "`{}` grew past the {} bytes the runner reads",
-                String::from_utf8_lossy(rel),
-                fixture::MAX_READ
-            ));
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hex(&hasher.finalize()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A piece of a raw configuration string.
-enum Piece<'a> {
-    Text(&'a str),
-    /// `{root}`: the case root.
-    Root,
-    /// `{sha256:PATH}`: the hash of this tree path (still escaped).
-    Sha256(&'a str),
-}
-
-/// Splits a raw configuration string at its `{root}` and `{sha256:PATH}` placeholders.
-fn pieces(text: &str) -> Result<Vec<Piece<'_>>, String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find('{') {
-        out.push(Piece::Text(&rest[..start]));
-        let after = &rest[start..];
-        if let Some(stripped) = after.strip_prefix("{root}") {
-            out.push(Piece::Root);
-            rest = stripped;
-        } else if let Some(body) = after.strip_prefix("{sha256:") {
-            let end = body
-                .find('}')
-                .ok_or_else(|| format!("unclosed `{{sha256:` in `{text}`"))?;
-            out.push(Piece::Sha256(&body[..end]));
-            rest = &body[end + 1..];
-        } else {
-            out.push(Piece::Text("{"));
-            rest = &after[1..];
-        }
-    }
-    out.push(Piece::Text(rest));
-    Ok(out)
-}
-
-/// The tree paths a raw configuration string hashes with `{sha256:PATH}` (checked when the case
-/// loads: each must be a regular file entry of the tree).
-pub fn hashed_paths(text: &str) -> Result<Vec<&str>, String> {
-    Ok(pieces(text)?
-        .into_iter()
-        .filter_map(|p| match p {
-            Piece::Sha256(path) => Some(path),
-            _ => None,
-        })
-        .collect())
-}
-
-/// Replaces `{root}` and `{sha256:PATH}` in a raw configuration string.
-fn substitute(text: &str, root: &Path) -> Result<String, String> {
-    let mut out = String::new();
-    for piece in pieces(text)? {
-        match piece {
-            Piece::Text(t) => out.push_str(t),
-            Piece::Root => out.push_str(&root.to_string_lossy()),
-            Piece::Sha256(path) => {
-                let rel = fixture::parse_raw_path(path)?;
-                let digest =
-                    sha256_file(root, &rel).map_err(|e| format!("cannot hash `{path}`: {e}"))?;
-                out.push_str(&digest);
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// The wire configuration of `case` rooted at `root`.
-pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig, String> {
-    let c = &case.config;
-    let script_allowlist = match &c.script_allowlist {
-        None => None,
-        Some(Allowlist::Raw(text)) => Some(substitute(text, root)?),
-        Some(Allowlist::Entries(entries)) => {
-            let mut items = Vec::new();
-            for e in entries {
-                let sha = match &e.sha256 {
-                    HashSource::Hex(h) => h.clone(),
-                    HashSource::Of(rel) => {
-                        let rel_bytes = fixture::parse_raw_path(rel)?;
-                        sha256_file(root, &rel_bytes)
-                            .map_err(|err| format!("cannot hash `{rel}`: {err}"))?
-                    }
-                };
-                items
-                    .push(serde_json::json!({"skill": e.skill, "script": e.script, "sha256": sha}));
-            }
-            Some(serde_json::Value::Array(items).to_string())
-        }
-    };
-    let mut env = std::collections::BTreeMap::new();
-    for (k, v) in &c.env {
-        env.insert(k.clone(), substitute(v, root)?);
-    }
-    Ok(WireConfig {
-        skills_root: match &c.skills_root {
-            SkillsRoot::Unset => None,
-            SkillsRoot::InCase(r) => Some(root.join(r).to_string_lossy().into_owned()),
-            SkillsRoot::AsWritten(text) => Some(
-                substitute(text, root)?.replace(
-                    "{root_from_cwd}",
-                    &relative_from_cwd(root)
-                        .ok_or("cannot express the case root relative to the working directory")?,
-                ),
-            ),
-        },
-        script_allowlist,
-        tool_allowlist: c.tool_allowlist.clone(),
-        allow_trading: c.allow_trading,
-        replay: c.replay.clone(),
-        timeout_ms: c.timeout_ms.clone(),
-        python: match &c.python {
-            Some(p) => substitute(p, root)?,
-            None => python.to_string_lossy().into_owned(),
-        },
-        env,
-        platform: c.platform.map(|p| match p {
-            crate::cases::Platform::NoProcessGroups => "no-process-groups".to_owned(),
-        }),
-        skill_dirs: c.skill_dirs.as_ref().map(|d| {
-            let abs = |p: &Option<String>| {
-                p.as_ref()
-                    .map(|p| root.join(p).to_string_lossy().into_owned())
-            };
-            crate::implementations::protocol::WireSkillDirs {
-                user: abs(&d.user),
-                workspace: abs(&d.workspace),
-                installed: abs(&d.installed),
-            }
-        }),
-        registry: c
-            .registry
-            .as_ref()
-            .map(|r| root.join(r).to_string_lossy().into_owned()),
-        selection: c.selection.clone(),
-        hitl: c
-            .hitl
-            .as_ref()
-            .map(|h| crate::implementations::protocol::WireHitl {
-                enabled: h.enabled,
-                script_tool_allowed: h.script_tool_allowed,
-                session: h.session.as_str().to_owned(),
-                answers: h.answers.iter().map(|a| a.as_str().to_owned()).collect(),
-                timeout_ms: h.timeout_ms.clone(),
-            }),
-    })
-}
-
-/// The case root as a relative path from the runner's working directory (which the in-process
-/// reference shares, and in which adapters are started).
-fn relative_from_cwd(root: &Path) -> Option<String> {
-    let cwd = std::env::current_dir().ok()?.canonicalize().ok()?;
-    let common = cwd
-        .components()
-        .zip(root.components())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mut rel = PathBuf::new();
-    for _ in cwd.components().skip(common) {
-        rel.push("..");
-    }
-    for c in root.components().skip(common) {
-        rel.push(c);
-    }
-    Some(rel.to_string_lossy().into_owned())
-}
-
 /// For each of `paths`, whether the case itself plants it: an entry of the tree or of a `write`
 /// step is that path or lies below it (a skill directory the case builds). What the case plants
 /// is no trace of the runtime's code; anything else that appears is, whenever it appears (a
@@ -483,9 +298,9 @@ impl StepError {
         match self {
             StepError::Fixture(message) => (message, false, None),
             StepError::Impl(ImplError::Broken(fault)) => (
-                format!("the implementation is broken: {}", fault.message),
+                format!("the implementation is broken: {}", fault.message()),
                 true,
-                Some(fault),
+                Some(*fault),
             ),
             StepError::Impl(refused) => (refused.to_string(), false, None),
             StepError::Judged(status) => (format!("{status:?}"), true, None),
@@ -521,8 +336,9 @@ fn run_steps(
     seq: u64,
 ) -> Result<Status, StepError> {
     // Registered, so that SIGINT/SIGTERM can remove it (see `live`).
-    let tmp = live::create_root(|| tempfile::Builder::new().prefix(&opts.temp_prefix).tempdir())
-        .map_err(|e| StepError::Fixture(format!("cannot create a temporary directory: {e}")))?;
+    let tmp =
+        roots::create_root(|| tempfile::Builder::new().prefix(&opts.temp_prefix).tempdir())
+            .map_err(|e| StepError::Fixture(format!("cannot create a temporary directory: {e}")))?;
     // The canonical path, so that the real path of anything inside equals its spelled path.
     let result = match tmp.path().canonicalize() {
         Ok(root) => left_behind(case, drive(case, imp, opts, seq, &root), &root),
@@ -531,7 +347,7 @@ fn run_steps(
         ))),
     };
     let path = tmp.path().to_path_buf();
-    if let Err(e) = live::remove_root(tmp) {
+    if let Err(e) = roots::remove_root(tmp) {
         eprintln!(
             "skillspec: could not remove the case directory {} of {}: {e}",
             path.display(),
@@ -589,9 +405,11 @@ fn drive(
     seq: u64,
     root: &Path,
 ) -> Result<Status, StepError> {
-    check_copied_observables(case, &opts.fixtures).map_err(StepError::Fixture)?;
+    check_copied_observables(case, &opts.fixtures)
+        .map_err(|e| StepError::Fixture(e.to_string()))?;
     fixture::materialize(root, &case.tree, &opts.fixtures).map_err(StepError::Fixture)?;
-    let config = wire_config(case, root, &opts.python).map_err(StepError::Fixture)?;
+    let config = crate::cases::template::wire_config(case, root, &opts.python)
+        .map_err(|e| StepError::Fixture(e.to_string()))?;
     match imp.start_case(seq, &case.id, &root.to_string_lossy(), &config) {
         Ok(()) => {}
         Err(ImplError::Broken(fault)) if fault.timed_out && case.bounded.is_some() => {
@@ -600,7 +418,7 @@ fn drive(
                 step: 1,
                 line: case.line,
                 label: "start (the runtime's first scan, before step 1)".into(),
-                mismatches: vec![hang(case, "case_start", fault)],
+                mismatches: vec![hang(case, "case_start", &fault)],
             }));
         }
         Err(e) => return Err(StepError::Impl(e)),
@@ -627,10 +445,10 @@ fn drive(
 fn removal_shown(
     case: &Case,
     index: usize,
-    wire: &crate::implementations::protocol::WireStep,
+    wire: &crate::protocol::WireStep,
     m: Mismatch,
 ) -> Mismatch {
-    use crate::implementations::protocol::WireStep;
+    use crate::protocol::WireStep;
     if m.kind != MismatchKind::Unsafe(Exposure::RemovedTool)
         || matches!(wire, WireStep::Select { .. })
     {
@@ -674,7 +492,7 @@ fn removal_shown(
 }
 
 /// A request of a `bounded` case left unanswered: the runtime hung on what the case plants.
-fn hang(case: &Case, request: &str, fault: Fault) -> Mismatch {
+fn hang(case: &Case, request: &str, fault: &Fault) -> Mismatch {
     // SPEC.md "How verdicts are judged" (a hang where a bounded answer is required)
     Mismatch::exposed(
         Exposure::Unbounded,
@@ -683,14 +501,32 @@ fn hang(case: &Case, request: &str, fault: Fault) -> Mismatch {
             case.bounded.as_deref().unwrap_or("")
         ),
         "an answer in bounded time",
-        fault.message,
+        fault.message(),
     )
+}
+
+/// A canary or marker of a case that nothing of it plants: a bug of the case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PlantedNowhere {
+    file: PathBuf,
+    needle: String,
+}
+
+impl std::fmt::Display for PlantedNowhere {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: `{}` (a canary or a `files: absent` marker) is planted nowhere: no file of the tree, of a `write` step or of a copied fixture holds it",
+            self.file.display(),
+            self.needle
+        )
+    }
 }
 
 /// The canaries and markers a case plants only in `copy:` fixtures are checked here, where the
 /// fixtures are (the loader checks the rest): a case whose observable is planted nowhere is a
 /// bug of the case, never a verdict.
-fn check_copied_observables(case: &Case, fixtures: &Path) -> Result<(), String> {
+fn check_copied_observables(case: &Case, fixtures: &Path) -> Result<(), PlantedNowhere> {
     let mut trees = vec![&case.tree];
     trees.extend(case.steps.iter().filter_map(|s| match &s.action {
         Action::Write(t) => Some(t),
@@ -733,10 +569,10 @@ fn check_copied_observables(case: &Case, fixtures: &Path) -> Result<(), String> 
     planted.texts.extend(copied.iter().map(Vec::as_slice));
     for needle in deferred {
         if planted.holds(needle) != Some(true) {
-            return Err(format!(
-                "{}: `{needle}` (a canary or a `files: absent` marker) is planted nowhere: no file of the tree, of a `write` step or of a copied fixture holds it",
-                case.file.display()
-            ));
+            return Err(PlantedNowhere {
+                file: case.file.clone(),
+                needle: needle.to_owned(),
+            });
         }
     }
     Ok(())
@@ -823,7 +659,7 @@ fn drive_steps(
                 Err(StepError::Impl(ImplError::Broken(fault)))
                     if fault.timed_out && case.bounded.is_some() =>
                 {
-                    let hang = hang(case, &label, fault);
+                    let hang = hang(case, &label, &fault);
                     return Err(StepError::Judged(Box::new(Status::Fail(Failure {
                         step: index + 1,
                         line: step.line,
@@ -853,9 +689,7 @@ fn drive_steps(
                 // failure left: a tool ceiling does (it follows the skills then active).
                 let state_bound = matches!(
                     &step.action,
-                    Action::Implementation(
-                        crate::implementations::protocol::WireStep::Select { .. }
-                    )
+                    Action::Implementation(crate::protocol::WireStep::Select { .. })
                 );
                 mismatches.retain(|m| matches!(m.kind, MismatchKind::Unsafe(_)) && !state_bound);
                 f.mismatches
@@ -1006,7 +840,7 @@ mod tests {
 
     #[test]
     fn a_tool_is_removed_only_where_the_case_removes_it() {
-        use crate::implementations::protocol::WireStep;
+        use crate::protocol::WireStep;
         let case = |config: &str| {
             let text = format!("id: t.r\nsummary: s.\nclauses: [tools.registration]\n{config}steps:\n  - tools:\n    expect: {{offered: []}}\n");
             crate::cases::parse_case(Path::new("t.yaml"), "t", &text).unwrap()
@@ -1110,55 +944,5 @@ mod tests {
         assert_eq!(leaked.kind(), FailureKind::Unsafe);
         assert_eq!(leaked.exposures(), [Exposure::CodeRan]);
         assert!(leaked.missing_tools().is_empty());
-    }
-
-    #[test]
-    fn substitution() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("f"), b"abc").unwrap();
-        let out = substitute("[{root}] {sha256:f} {x}", dir.path()).unwrap();
-        assert_eq!(
-            out,
-            format!(
-                "[{}] ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad {{x}}",
-                dir.path().display()
-            )
-        );
-        assert!(substitute("{sha256:missing}", dir.path()).is_err());
-        assert_eq!(
-            hashed_paths("a {sha256:x/y} {root} {sha256:z}").unwrap(),
-            ["x/y", "z"]
-        );
-        assert!(hashed_paths("{sha256:x").is_err());
-    }
-
-    #[test]
-    fn hashes_read_only_regular_files_in_the_case_root() {
-        let dir = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero")).unwrap();
-        std::os::unix::fs::symlink("/etc", dir.path().join("etc")).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            dir.path().join("fifo"),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o644),
-            0,
-        )
-        .unwrap();
-        let sparse = std::fs::File::create(dir.path().join("huge")).unwrap();
-        sparse.set_len(fixture::MAX_READ + 1).unwrap();
-        let started = std::time::Instant::now();
-        for (rel, words) in [
-            ("zero", "`zero` is a symlink"),
-            ("etc/passwd", "`etc` is a symlink"),
-            ("fifo", "a FIFO"),
-            ("huge", "more than the 67108864"),
-        ] {
-            let err = sha256_file(dir.path(), rel.as_bytes()).unwrap_err();
-            assert!(err.contains(words), "{rel}: {err}");
-        }
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
-        let err = substitute("{sha256:zero}", dir.path()).unwrap_err();
-        assert!(err.contains("cannot hash `zero`"), "{err}");
     }
 }

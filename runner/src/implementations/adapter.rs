@@ -1,35 +1,40 @@
 //! The runner's side of the adapter protocol: an [`Implementation`] that is a subprocess.
 //!
 //! This module owns the conversation (handshake, one request per case event, checking that each
-//! answer is the one expected); [`transport`] owns the process and its pipes (bounded lines,
-//! deadlines on writes and reads, the stderr tail, stop → SIGTERM → SIGKILL).
+//! answer is the one expected); [`crate::protocol::transport`] owns the process and its pipes
+//! (bounded lines, deadlines on writes and reads, the stderr tail, stop → SIGTERM → SIGKILL).
 //!
 //! Whatever breaks an exchange (a timeout, a line that is not UTF-8 or not a protocol message,
 //! the wrong `seq`/`index`, an unsolicited line, a closed pipe) stops the adapter at once and is
-//! reported as [`ImplError::Broken`] with the request left unanswered and the stderr tail. The
-//! next `start_case` starts a fresh adapter and repeats the handshake.
-
-pub mod transport;
+//! reported as [`ImplError::Broken`] with a typed [`Fault`]: the request left unanswered, the
+//! stderr tail, how the adapter had ended. The next `start_case` starts a fresh adapter and
+//! repeats the handshake.
+//!
+//! An [`Inspector`] (`skillspec smoke`'s checks) sees every exchange on the way; with one, the
+//! adapter is *lenient* where it still can be (bytes nobody asked for and lines that are no JSON
+//! object are skipped, a wrong `seq`, `index` or `protocol_version` is accepted), so that one pass
+//! finds as many problems as possible.
+//!
+//! Clauses: PROTOCOL.md (Handshake, Messages, "Refusals", Shutdown, `process_per_case`).
 
 use std::io::Write;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::implementations::protocol::{
+use crate::implementations::{ImplError, Implementation};
+use crate::protocol::fault::{bounded, Fault, FaultKind, RequestId};
+use crate::protocol::transport::{self, Shutdown, Transport, TransportError};
+use crate::protocol::{
     ImplInfo, Refusal, Response, StepOutcome, WireConfig, WireStep, PROTOCOL_VERSION,
 };
-use crate::implementations::{Fault, ImplError, Implementation, RequestId};
-use transport::Transport;
-
-/// Longest message text taken from an adapter into a report.
-const MAX_MESSAGE: usize = 4096;
 
 /// A request as sent, borrowing its parts (a step can carry megabytes of arguments). Serializes
-/// exactly like [`crate::implementations::protocol::Request`].
+/// exactly like [`crate::protocol::Request`].
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-enum Outgoing<'a> {
+pub enum Outgoing<'a> {
     Start {
         protocol_version: u32,
     },
@@ -50,7 +55,8 @@ enum Outgoing<'a> {
 }
 
 impl Outgoing<'_> {
-    fn id(&self) -> RequestId {
+    /// Its `type`, and `seq`/`index` where it has them.
+    pub fn id(&self) -> RequestId {
         let (kind, seq, index) = match self {
             Outgoing::Start { .. } => ("start", None, None),
             Outgoing::CaseStart { seq, .. } => ("case_start", Some(*seq), None),
@@ -59,18 +65,48 @@ impl Outgoing<'_> {
         };
         RequestId { kind, seq, index }
     }
+
+    /// The `type` of the answer it calls for.
+    pub fn answer_type(&self) -> &'static str {
+        match self {
+            Outgoing::Start { .. } => "started",
+            Outgoing::CaseStart { .. } => "case_started",
+            Outgoing::Step { .. } => "step_result",
+            Outgoing::CaseEnd { .. } => "case_ended",
+        }
+    }
+
+    /// The request in words: `` `step` seq 2 index 0 (op `discover`) ``.
+    pub fn words(&self) -> String {
+        let mut s = self.id().to_string();
+        if let Outgoing::Step { step, .. } = self {
+            s.push_str(&format!(" (op `{}`)", step.op_name()));
+        }
+        s
+    }
 }
 
-/// `text`, cut to [`MAX_MESSAGE`] bytes.
-fn bounded(text: &str) -> String {
-    if text.len() <= MAX_MESSAGE {
-        return text.to_owned();
-    }
-    let mut cut = MAX_MESSAGE;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}… ({} bytes in all)", &text[..cut], text.len())
+/// What `skillspec smoke` checks along the conversation. Every method has a default that does
+/// nothing; an adapter with an inspector is lenient (see the module documentation).
+pub trait Inspector: Send {
+    /// A process was spawned for the adapter.
+    fn spawned(&mut self) {}
+    /// Bytes were waiting on stdout before `request` was sent (they are dropped).
+    fn unsolicited(&mut self, _request: &Outgoing<'_>, _bytes: &str) {}
+    /// A line that is no JSON object came while waiting for the answer to `request` (it is
+    /// skipped); `not_utf8` gives where its UTF-8 breaks, if it does.
+    fn stray_line(&mut self, _request: &Outgoing<'_>, _line: &[u8], _not_utf8: Option<usize>) {}
+    /// The answer to `request`, a JSON object, as it came.
+    fn answer(&mut self, _request: &Outgoing<'_>, _answer: &Value) {}
+    /// The handshake completed in `took`, introducing `info`.
+    fn started(&mut self, _info: &ImplInfo, _took: Duration) {}
+    /// The `result` of a step, before it is read.
+    fn result(&mut self, _request: &Outgoing<'_>, _step: &WireStep, _result: &Value) {}
+    /// The adapter broke at `request` (`None`: before any request, as it was spawned).
+    fn fault(&mut self, _request: Option<&Outgoing<'_>>, _fault: &Fault) {}
+    /// The adapter was stopped the documented way; `late` is a preview of what it wrote to
+    /// stdout after its last answer.
+    fn stopped(&mut self, _how: Shutdown, _late: Option<String>) {}
 }
 
 /// An implementation reached through the adapter protocol.
@@ -86,6 +122,8 @@ pub struct Adapter {
     refused_start: Option<String>,
     /// Where every message sent and received is logged (`--record`), one JSON object a line.
     record: Option<std::fs::File>,
+    /// `smoke`'s checks; with them the conversation is lenient.
+    inspector: Option<Box<dyn Inspector>>,
 }
 
 impl Adapter {
@@ -96,6 +134,16 @@ impl Adapter {
         timeout: Duration,
         record: Option<std::fs::File>,
     ) -> Result<Adapter, ImplError> {
+        Adapter::spawn_inspected(command, timeout, record, None)
+    }
+
+    /// [`Adapter::spawn`], with `inspector` watching every exchange (then lenient).
+    pub fn spawn_inspected(
+        command: &str,
+        timeout: Duration,
+        record: Option<std::fs::File>,
+        inspector: Option<Box<dyn Inspector>>,
+    ) -> Result<Adapter, ImplError> {
         let mut adapter = Adapter {
             command: command.to_owned(),
             timeout,
@@ -104,6 +152,7 @@ impl Adapter {
             seq: 0,
             refused_start: None,
             record,
+            inspector,
         };
         adapter.start()?;
         Ok(adapter)
@@ -112,71 +161,97 @@ impl Adapter {
     /// Starts the process and performs the handshake.
     fn start(&mut self) -> Result<(), ImplError> {
         self.transport = None;
-        let transport = Transport::spawn(&self.command)
-            .map_err(|e| ImplError::broken(format!("cannot start `{}`: {e}", self.command)))?;
+        let transport = match Transport::spawn(&self.command) {
+            Ok(t) => t,
+            Err(e) => {
+                let fault = Fault::new(FaultKind::CannotStart {
+                    command: self.command.clone(),
+                    error: e.to_string(),
+                });
+                if let Some(i) = &mut self.inspector {
+                    i.fault(None, &fault);
+                }
+                return Err(ImplError::Broken(Box::new(fault)));
+            }
+        };
+        if let Some(i) = &mut self.inspector {
+            i.spawned();
+        }
         self.transport = Some(transport);
         let request = Outgoing::Start {
             protocol_version: PROTOCOL_VERSION,
         };
+        let began = Instant::now();
         match self.exchange(&request)? {
             Response::Started {
                 protocol_version,
                 implementation,
             } => {
-                if protocol_version != PROTOCOL_VERSION {
+                if protocol_version != PROTOCOL_VERSION && self.inspector.is_none() {
                     return Err(self.fail(
                         &request,
-                        format!(
-                            "the adapter speaks protocol version {protocol_version}, the runner {PROTOCOL_VERSION}"
-                        ),
+                        FaultKind::WrongVersion {
+                            got: protocol_version,
+                        },
                     ));
+                }
+                if let Some(i) = &mut self.inspector {
+                    i.started(&implementation, began.elapsed());
                 }
                 self.info = implementation;
                 Ok(())
             }
             // An adapter that refuses the handshake is of no use.
-            Response::Error { message, .. } => Err(self.fail(
-                &request,
-                format!("the adapter refused the handshake: {message}"),
-            )),
-            other => Err(self.unexpected(&request, "started", &other)),
+            Response::Error { message, .. } => {
+                Err(self.fail(&request, FaultKind::RefusedHandshake { message }))
+            }
+            other => Err(self.unexpected(&request, &other)),
         }
     }
 
-    /// Stops the adapter and describes what broke: the message, the request left unanswered,
-    /// and the stderr tail.
-    fn fail(&mut self, request: &Outgoing<'_>, message: String) -> ImplError {
-        self.fail_after(request, message, false)
+    /// Stops the adapter and describes what broke: the fault, the request left unanswered,
+    /// the stderr tail, and how the adapter had ended.
+    fn fail(&mut self, request: &Outgoing<'_>, kind: FaultKind) -> ImplError {
+        self.fail_after(request, kind, false)
     }
 
     /// [`Self::fail`], saying whether the request's time ran out.
     fn fail_after(
         &mut self,
         request: &Outgoing<'_>,
-        message: String,
+        kind: FaultKind,
         timed_out: bool,
     ) -> ImplError {
-        let stderr_tail = self.transport.take().map(|mut t| {
-            t.shutdown();
-            t.stderr_tail()
-        });
-        ImplError::Broken(Fault {
-            message: bounded(&message),
-            unanswered: Some(request.id()),
-            stderr_tail,
-            timed_out,
-        })
+        let mut fault = Fault::new(kind);
+        fault.unanswered = Some(request.id());
+        fault.timed_out = timed_out;
+        if let Some(mut t) = self.transport.take() {
+            // Gone by itself, or still running (and stopped now)?
+            let gone = fault.kind.is_closed() || t.leader_exited();
+            let _ = t.shutdown();
+            fault.stderr_tail = Some(t.stderr_tail());
+            fault.exited = gone.then(|| t.exit());
+        }
+        if let Some(i) = &mut self.inspector {
+            i.fault(Some(request), &fault);
+        }
+        ImplError::Broken(Box::new(fault))
     }
 
-    fn unexpected(&mut self, request: &Outgoing<'_>, wanted: &str, got: &Response) -> ImplError {
+    /// An answer of the wrong type: a protocol `error` is a refusal (the adapter is alive);
+    /// anything else breaks it.
+    fn unexpected(&mut self, request: &Outgoing<'_>, got: &Response) -> ImplError {
         match got {
             Response::Error { message, .. } => ImplError::Refused(bounded(message)),
             other => {
-                let message = format!(
-                    "expected a `{wanted}` response, got {}",
-                    crate::cases::expect::show(&serde_json::to_value(other).unwrap_or_default())
-                );
-                self.fail(request, message)
+                let got = crate::protocol::show(&serde_json::to_value(other).unwrap_or_default());
+                self.fail(
+                    request,
+                    FaultKind::Unexpected {
+                        wanted: request.answer_type(),
+                        got,
+                    },
+                )
             }
         }
     }
@@ -184,8 +259,8 @@ impl Adapter {
     fn log(&mut self, direction: &str, line: &[u8]) {
         if let Some(f) = &mut self.record {
             let text = String::from_utf8_lossy(line);
-            let message: serde_json::Value = serde_json::from_str(&text)
-                .unwrap_or_else(|_| serde_json::Value::from(text.as_ref()));
+            let message: Value =
+                serde_json::from_str(&text).unwrap_or_else(|_| Value::from(text.as_ref()));
             let _ = writeln!(
                 f,
                 "{}",
@@ -196,63 +271,117 @@ impl Adapter {
 
     /// Sends one request and reads one response; any failure stops the adapter.
     fn exchange(&mut self, request: &Outgoing<'_>) -> Result<Response, ImplError> {
-        let mut text = serde_json::to_vec(request).map_err(|e| ImplError::broken(e.to_string()))?;
+        let mut text = serde_json::to_vec(request)
+            .map_err(|e| ImplError::broken(FaultKind::Encode(e.to_string())))?;
         self.log("sent", &text);
         text.push(b'\n');
         let timeout = self.timeout;
-        let Some(t) = self.transport.as_mut() else {
-            return Err(ImplError::Broken(Fault {
-                message: "the adapter is not running".into(),
-                unanswered: Some(request.id()),
-                stderr_tail: None,
-                timed_out: false,
-            }));
-        };
-        let started = std::time::Instant::now();
-        let line = match t.exchange(&text, timeout) {
+        if self.transport.is_none() {
+            let mut fault = Fault::new(FaultKind::NotRunning);
+            fault.unanswered = Some(request.id());
+            return Err(ImplError::Broken(Box::new(fault)));
+        }
+        let started = Instant::now();
+        let line = match self.transfer(request, &text, timeout) {
             Ok(line) => line,
-            Err(message) => {
+            Err(e) => {
                 // The transport gives up at the deadline; an error after it is the timeout.
                 let timed_out = started.elapsed() >= timeout;
-                return Err(self.fail_after(request, message, timed_out));
+                return Err(self.fail_after(request, FaultKind::Transport(e), timed_out));
             }
         };
         drop(text);
         self.log("received", &line);
         let parsed = decode_response(line);
-        parsed.map_err(|m| self.fail(request, m))
+        parsed.map_err(|kind| self.fail(request, kind))
+    }
+
+    /// The transport's exchange: strict, or, with an inspector, lenient about bytes nobody asked
+    /// for and lines that are no JSON object (each is shown to the inspector and skipped).
+    fn transfer(
+        &mut self,
+        request: &Outgoing<'_>,
+        text: &[u8],
+        timeout: Duration,
+    ) -> Result<Vec<u8>, TransportError> {
+        let Some(t) = self.transport.as_mut() else {
+            return Err(TransportError::StdinClosed);
+        };
+        let Some(inspector) = self.inspector.as_mut() else {
+            return t.exchange(text, timeout);
+        };
+        let deadline = Instant::now() + timeout;
+        match t.check_quiet() {
+            Err(TransportError::Unsolicited { preview }) => {
+                inspector.unsolicited(request, &preview);
+                t.discard_pending();
+            }
+            other => other?,
+        }
+        t.send(text, deadline, timeout)?;
+        loop {
+            let line = t.read_line(deadline, timeout)?;
+            match std::str::from_utf8(&line) {
+                Err(e) => inspector.stray_line(request, &line, Some(e.valid_up_to())),
+                Ok(s) => match serde_json::from_str::<Value>(s) {
+                    Ok(v) if v.is_object() => {
+                        inspector.answer(request, &v);
+                        return Ok(line);
+                    }
+                    _ => inspector.stray_line(request, &line, None),
+                },
+            }
+        }
+    }
+
+    /// Whether a wrong `seq`/`index` echo is let through (with an inspector, which notes it).
+    fn lenient(&self) -> bool {
+        self.inspector.is_some()
+    }
+
+    /// Stops the adapter the documented way, telling the inspector how it went.
+    fn stop(&mut self) {
+        let Some(mut t) = self.transport.take() else {
+            return;
+        };
+        let late = match t.check_quiet() {
+            Err(TransportError::Unsolicited { preview }) => Some(preview),
+            _ => None,
+        };
+        let how = t.shutdown();
+        if let Some(i) = &mut self.inspector {
+            i.stopped(how, late);
+        }
     }
 }
 
 /// Decodes one response line as the runner reads it from an adapter: UTF-8, then JSON, then a
-/// protocol message; every failure is a message quoting (a bounded preview of) the line.
-pub fn decode_response(line: Vec<u8>) -> Result<Response, String> {
+/// protocol message; every failure quotes (a bounded preview of) the line.
+pub fn decode_response(line: Vec<u8>) -> Result<Response, FaultKind> {
     let value = match std::str::from_utf8(&line) {
-        Err(e) => Err(format!(
-            "the adapter sent a response line that is not valid UTF-8 (at byte {}): {}",
-            e.valid_up_to(),
-            transport::preview(&line)
-        )),
-        Ok(s) => serde_json::from_str::<serde_json::Value>(s).map_err(|e| {
-            format!(
-                "the adapter sent a line that is not JSON ({e}): {}",
-                transport::preview(&line)
-            )
+        Err(e) => Err(FaultKind::NotUtf8 {
+            valid_up_to: e.valid_up_to(),
+            preview: transport::preview(&line),
+        }),
+        Ok(s) => serde_json::from_str::<Value>(s).map_err(|e| FaultKind::NotJson {
+            error: e.to_string(),
+            preview: transport::preview(&line),
         }),
     };
     // Through a `Value`, so that a long line is never held in three copies at once.
     drop(line);
     value.and_then(|v| {
-        serde_json::from_value::<Response>(v)
-            .map_err(|e| format!("the adapter sent a line that is not a protocol message: {e}"))
+        serde_json::from_value::<Response>(v).map_err(|e| FaultKind::NotAMessage {
+            error: e.to_string(),
+        })
     })
 }
 
 /// The runtime's message of a refusal, bounded; an empty one is a protocol error (an adapter
 /// maps a runtime's signal, and the signal's text travels with it).
-fn refusal_message(r: Refusal) -> Result<String, String> {
+fn refusal_message(r: Refusal) -> Result<String, FaultKind> {
     if r.message.trim().is_empty() {
-        return Err("a `refused` object has an empty `message`: it must carry the runtime's own message (PROTOCOL.md, \"Refusals\")".into());
+        return Err(FaultKind::EmptyRefusal);
     }
     Ok(bounded(&r.message))
 }
@@ -271,10 +400,10 @@ impl Implementation for Adapter {
     ) -> Result<(), ImplError> {
         self.seq = seq;
         if self.transport.is_none() {
-            // It broke during an earlier case: a fresh one for this case.
+            // It broke during an earlier case (or stopped after it): a fresh one for this case.
             self.start().map_err(|e| match e {
                 ImplError::Broken(mut f) => {
-                    f.message = format!("restarting the adapter failed: {}", f.message);
+                    f.restarting = true;
                     ImplError::Broken(f)
                 }
                 refused => refused,
@@ -288,14 +417,14 @@ impl Implementation for Adapter {
         };
         self.refused_start = None;
         match self.exchange(&request)? {
-            Response::CaseStarted { seq: s, refused } if s == seq => {
+            Response::CaseStarted { seq: s, refused } if s == seq || self.lenient() => {
                 if let Some(r) = refused {
-                    let message = refusal_message(r).map_err(|m| self.fail(&request, m))?;
+                    let message = refusal_message(r).map_err(|k| self.fail(&request, k))?;
                     self.refused_start = Some(format!("the runtime refused to start: {message}"));
                 }
                 Ok(())
             }
-            other => Err(self.unexpected(&request, "case_started", &other)),
+            other => Err(self.unexpected(&request, &other)),
         }
     }
 
@@ -312,25 +441,22 @@ impl Implementation for Adapter {
                 index: i,
                 result,
                 refused,
-            } if s == seq && i == index => match (result, refused) {
+            } if (s == seq && i == index) || self.lenient() => match (result, refused) {
                 (Some(result), None) => {
-                    StepOutcome::from_wire(step, result).map_err(|m| self.fail(&request, m))
+                    if let Some(inspector) = &mut self.inspector {
+                        inspector.result(&request, step, &result);
+                    }
+                    StepOutcome::from_wire(step, result)
+                        .map_err(|m| self.fail(&request, FaultKind::BadResult(m)))
                 }
                 (None, Some(r)) => match refusal_message(r) {
                     Ok(message) => Ok(StepOutcome::Refused(message)),
-                    Err(m) => Err(self.fail(&request, m)),
+                    Err(k) => Err(self.fail(&request, k)),
                 },
-                (Some(_), Some(_)) => Err(self.fail(
-                    &request,
-                    "a `step_result` has both `result` and `refused` (exactly one is allowed)"
-                        .into(),
-                )),
-                (None, None) => Err(self.fail(
-                    &request,
-                    "a `step_result` has neither `result` nor `refused`".into(),
-                )),
+                (Some(_), Some(_)) => Err(self.fail(&request, FaultKind::ResultAndRefusal)),
+                (None, None) => Err(self.fail(&request, FaultKind::NoResult)),
             },
-            other => Err(self.unexpected(&request, "step_result", &other)),
+            other => Err(self.unexpected(&request, &other)),
         }
     }
 
@@ -338,17 +464,19 @@ impl Implementation for Adapter {
         let seq = self.seq;
         let request = Outgoing::CaseEnd { seq };
         match self.exchange(&request)? {
-            Response::CaseEnded { seq: s } if s == seq => {
+            Response::CaseEnded { seq: s } if s == seq || self.lenient() => {
                 if self.info.process_per_case {
                     // Stopped the documented way (`stop`, then SIGTERM, then SIGKILL); the next
                     // case starts a fresh process.
-                    if let Some(mut t) = self.transport.take() {
-                        t.shutdown();
-                    }
+                    self.stop();
                 }
                 Ok(())
             }
-            other => Err(self.unexpected(&request, "case_ended", &other)),
+            other => Err(self.unexpected(&request, &other)),
         }
+    }
+
+    fn finish(&mut self) {
+        self.stop();
     }
 }

@@ -8,8 +8,8 @@
 
 use std::io::{BufRead, Write};
 
-use crate::implementations::protocol::{Request, Response, PROTOCOL_VERSION};
 use crate::implementations::{ImplError, Implementation};
+use crate::protocol::{Request, Response, PROTOCOL_VERSION};
 
 /// Answers requests from `input` on `output` until `stop` or end of input.
 pub fn serve(
@@ -30,7 +30,10 @@ pub fn serve(
             line => parse_request(line),
         };
         let response = match request {
-            Err(message) => Response::Error { seq: None, message },
+            Err(bad) => Response::Error {
+                seq: None,
+                message: bad.to_string(),
+            },
             Ok(Request::Stop) => return Ok(()),
             Ok(Request::Start { protocol_version }) if protocol_version != PROTOCOL_VERSION => Response::Error {
                 seq: None,
@@ -82,19 +85,41 @@ pub fn serve(
     }
 }
 
-/// One request line, or the text of the protocol error that answers it (PROTOCOL.md, "Errors":
-/// a bad request line is answered and the session goes on).
-fn parse_request(line: Result<&str, std::str::Utf8Error>) -> Result<Request, String> {
-    let line = line.map_err(|e| {
-        format!(
-            "bad request: the line is not valid UTF-8 (at byte {})",
-            e.valid_up_to()
-        )
+/// Why a request line is bad; its `Display` is the protocol error that answers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadRequest {
+    NotUtf8 { valid_up_to: usize },
+    NotAnObject,
+    NotARequest(String),
+}
+
+impl std::fmt::Display for BadRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadRequest::NotUtf8 { valid_up_to } => write!(
+                f,
+                "bad request: the line is not valid UTF-8 (at byte {valid_up_to})"
+            ),
+            BadRequest::NotAnObject => {
+                f.write_str("bad request: a request is a JSON object, and this line is not one")
+            }
+            BadRequest::NotARequest(e) => write!(f, "bad request: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BadRequest {}
+
+/// One request line, or why it is bad (PROTOCOL.md, "Errors": a bad request line is answered
+/// and the session goes on).
+fn parse_request(line: Result<&str, std::str::Utf8Error>) -> Result<Request, BadRequest> {
+    let line = line.map_err(|e| BadRequest::NotUtf8 {
+        valid_up_to: e.valid_up_to(),
     })?;
     if !line.trim_start().starts_with('{') {
-        return Err("bad request: a request is a JSON object, and this line is not one".into());
+        return Err(BadRequest::NotAnObject);
     }
-    serde_json::from_str::<Request>(line).map_err(|e| format!("bad request: {e}"))
+    serde_json::from_str::<Request>(line).map_err(|e| BadRequest::NotARequest(e.to_string()))
 }
 
 fn error(seq: Option<u64>, e: ImplError) -> Response {
@@ -102,7 +127,7 @@ fn error(seq: Option<u64>, e: ImplError) -> Response {
         seq,
         message: match e {
             ImplError::Refused(m) => m,
-            ImplError::Broken(f) => f.message,
+            ImplError::Broken(f) => f.message(),
         },
     }
 }

@@ -1,13 +1,16 @@
 //! The `Implementation` seam: the one place where the runner meets a skill runtime. The
 //! reference runs in-process ([`reference::Reference`]); any other runtime runs as a subprocess
-//! speaking the adapter protocol ([`adapter::Adapter`], over [`protocol`]).
+//! speaking the adapter protocol ([`adapter::Adapter`], over [`crate::protocol`]); the reference
+//! is served over that protocol by [`adapter_server`] (`skillspec adapter`).
+//!
+//! Beside the cases in layer 2 of the runner: it depends on [`crate::protocol`] only.
 
 pub mod adapter;
 pub mod adapter_server;
-pub mod protocol;
 pub mod reference;
 
-use crate::implementations::protocol::{ImplInfo, StepOutcome, WireConfig, WireStep};
+use crate::protocol::fault::{Fault, FaultKind};
+use crate::protocol::{ImplInfo, StepOutcome, WireConfig, WireStep};
 
 /// Why an implementation could not answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,20 +19,29 @@ pub enum ImplError {
     Refused(String),
     /// The implementation is broken: crashed, timed out, or violated the protocol. It is not
     /// asked anything more; an adapter is started again before the next case.
-    Broken(Fault),
+    Broken(Box<Fault>),
 }
 
 impl ImplError {
-    /// A broken implementation with only a message (no request, no stderr).
-    pub fn broken(message: impl Into<String>) -> ImplError {
-        ImplError::Broken(Fault::new(message))
+    /// A broken implementation with only this kind of fault (no request, no stderr).
+    pub fn broken(kind: FaultKind) -> ImplError {
+        ImplError::Broken(Box::new(Fault::new(kind)))
     }
 
     /// The message alone, without the stderr tail.
-    pub fn message(&self) -> &str {
+    pub fn message(&self) -> String {
         match self {
-            ImplError::Refused(m) => m,
-            ImplError::Broken(f) => &f.message,
+            ImplError::Refused(m) => m.clone(),
+            ImplError::Broken(f) => f.message(),
+        }
+    }
+
+    /// What is known about the breakage: a refusal where only a working implementation would
+    /// do is a fault known by its message.
+    pub fn into_fault(self) -> Fault {
+        match self {
+            ImplError::Broken(f) => *f,
+            ImplError::Refused(m) => Fault::message_only(m),
         }
     }
 }
@@ -43,62 +55,7 @@ impl std::fmt::Display for ImplError {
     }
 }
 
-/// What the runner knows about an implementation that broke.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fault {
-    /// What went wrong, in plain words.
-    pub message: String,
-    /// The request that got no valid answer, when the breakage happened during an exchange.
-    pub unanswered: Option<RequestId>,
-    /// The last bytes the adapter wrote to stderr (decoded lossily), when it is a subprocess.
-    pub stderr_tail: Option<String>,
-    /// The request got no answer before `--step-timeout` ran out.
-    pub timed_out: bool,
-}
-
-impl Fault {
-    pub fn new(message: impl Into<String>) -> Fault {
-        Fault {
-            message: message.into(),
-            unanswered: None,
-            stderr_tail: None,
-            timed_out: false,
-        }
-    }
-}
-
-impl std::fmt::Display for Fault {
-    /// The message and the unanswered request (the stderr tail is for
-    /// [`crate::reports::describe_fault`], which bounds it for people).
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)?;
-        if let Some(r) = &self.unanswered {
-            write!(f, " (unanswered request: {r})")?;
-        }
-        Ok(())
-    }
-}
-
-/// Which request an adapter left unanswered: its `type`, and `seq`/`index` where it has them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RequestId {
-    pub kind: &'static str,
-    pub seq: Option<u64>,
-    pub index: Option<usize>,
-}
-
-impl std::fmt::Display for RequestId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "`{}`", self.kind)?;
-        if let Some(seq) = self.seq {
-            write!(f, " seq {seq}")?;
-        }
-        if let Some(index) = self.index {
-            write!(f, " index {index}")?;
-        }
-        Ok(())
-    }
-}
+impl std::error::Error for ImplError {}
 
 /// A skill runtime under test.
 ///
@@ -120,4 +77,7 @@ pub trait Implementation {
     fn step(&mut self, index: usize, step: &WireStep) -> Result<StepOutcome, ImplError>;
     /// Ends the current case and discards its runtime.
     fn end_case(&mut self) -> Result<(), ImplError>;
+    /// The run is over: stop whatever the implementation keeps running (an adapter is stopped
+    /// the documented way: `stop`, SIGTERM, SIGKILL). Nothing is asked of it afterwards.
+    fn finish(&mut self) {}
 }

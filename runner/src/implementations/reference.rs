@@ -8,12 +8,12 @@ use std::path::PathBuf;
 
 use skillspec_reference::{Config, Runtime};
 
-use crate::cases::features::Feature;
-use crate::implementations::protocol::{
+use crate::implementations::{ImplError, Implementation};
+use crate::protocol::features::Feature;
+use crate::protocol::{
     CallResult, DiscoverResult, ImplInfo, LoadedGuide, OkFalse, OkTrue, PromptResult, SelectResult,
     SelectedSkill, SkippedPath, StepOutcome, ToolsResult, WireConfig, WireStep,
 };
-use crate::implementations::{ImplError, Implementation};
 
 /// The features the reference implements: every optional feature.
 pub const REFERENCE_FEATURES: [Feature; 6] = [
@@ -27,7 +27,7 @@ pub const REFERENCE_FEATURES: [Feature; 6] = [
 
 /// Mandatory behaviour the reference can leave out (`skillspec adapter --without NAME`), to show
 /// that the suite fails an implementation without it. The names are those of the former
-/// features ([`crate::cases::features::REMOVED`]).
+/// features ([`crate::protocol::features::REMOVED`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Omission {
     /// No trading guard: every call is treated as if `allow_trading` were set.
@@ -337,7 +337,7 @@ mod tests {
     #[test]
     fn omissions_are_the_removed_features() {
         let names: Vec<&str> = Omission::ALL.iter().map(|o| o.as_str()).collect();
-        assert_eq!(names, crate::cases::features::REMOVED);
+        assert_eq!(names, crate::protocol::features::REMOVED);
         for o in Omission::ALL {
             assert_eq!(Omission::parse(o.as_str()), Some(o));
         }
@@ -380,7 +380,7 @@ mod tests {
             skill_dirs: None,
             registry: None,
             selection: None,
-            hitl: Some(crate::implementations::protocol::WireHitl {
+            hitl: Some(crate::protocol::WireHitl {
                 enabled: true,
                 script_tool_allowed: true,
                 session: session.to_owned(),

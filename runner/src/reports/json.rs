@@ -20,10 +20,10 @@ use super::{
     level_from_word, level_of, level_word, Counts, ReportCase, RunReport, Stopped, LEVELS,
 };
 use crate::cases::expect::{Exposure, Mismatch, MismatchKind};
-use crate::cases::features::Feature;
 use crate::execution::{CaseOutcome, Failure, Status};
-use crate::implementations::protocol::ImplInfo;
-use crate::implementations::{Fault, RequestId};
+use crate::protocol::fault::{Fault, RequestId};
+use crate::protocol::features::Feature;
+use crate::protocol::ImplInfo;
 
 /// The `type`s of the requests an adapter can leave unanswered (PROTOCOL.md).
 const REQUEST_TYPES: [&str; 4] = ["start", "case_start", "step", "case_end"];
@@ -142,7 +142,7 @@ pub fn to_json(report: &RunReport) -> Value {
         .collect();
     let mut out = json!({
         "report_version": 1,
-        "protocol_version": crate::implementations::protocol::PROTOCOL_VERSION,
+        "protocol_version": crate::protocol::PROTOCOL_VERSION,
         "runner": {"name": "skillspec", "version": env!("CARGO_PKG_VERSION")},
         "implementation": report.implementation,
         "cases_dir": report.cases_dir,
@@ -161,7 +161,7 @@ pub fn to_json(report: &RunReport) -> Value {
     if let Some(stopped) = &report.stopped {
         let mut v = json!({"reason": stopped.reason});
         if let Some(f) = &stopped.fault {
-            v["error"] = json!(f.message);
+            v["error"] = json!(f.message());
             add_fault(&mut v, f);
         }
         out["stopped"] = v;
@@ -248,10 +248,9 @@ fn fault(v: &Value, message: String) -> Result<Option<Fault>, String> {
     };
     let stderr_tail = opt_text(v, "adapter_stderr")?;
     Ok(Some(Fault {
-        message,
         unanswered,
         stderr_tail,
-        timed_out: false,
+        ..Fault::message_only(message)
     })
     .filter(|f| f.unanswered.is_some() || f.stderr_tail.is_some()))
 }
@@ -393,7 +392,7 @@ pub fn from_json(v: &Value) -> Result<RunReport, String> {
             let reason = text(s, "reason").map_err(|e| format!("`stopped`: {e}"))?;
             let message = opt_text(s, "error").map_err(|e| format!("`stopped`: {e}"))?;
             let fault = match message {
-                Some(m) => Some(fault(s, m.clone())?.unwrap_or_else(|| Fault::new(m))),
+                Some(m) => Some(fault(s, m.clone())?.unwrap_or_else(|| Fault::message_only(m))),
                 None => fault(s, String::new())?,
             };
             Some(Stopped { reason, fault })

@@ -19,7 +19,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::str::FromStr;
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -28,55 +27,7 @@ use super::json::{counts_by_name, from_json, to_json};
 use super::{junit, one_line, RunReport, Stopped};
 use crate::cases::Case;
 
-/// Slice `index` (1-based) of `of`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Partition {
-    pub index: u64,
-    pub of: u64,
-}
-
-/// The largest N of `--partition K/N`, and of a partition `report merge` reads. Reason: a merge
-/// lists the missing partitions, and a CI matrix of more than 1000 jobs is not a real one; an N
-/// of 2^62 in a hostile report must cost nothing.
-pub const MAX_PARTITIONS: u64 = 1000;
-
-impl FromStr for Partition {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Partition, String> {
-        let bad = || {
-            format!("`{s}`: expected K/N, slice K of N with 1 <= K <= N <= {MAX_PARTITIONS} (for example 2/3)")
-        };
-        let (k, n) = s.trim().split_once('/').ok_or_else(bad)?;
-        let index: u64 = k.trim().parse().map_err(|_| bad())?;
-        let of: u64 = n.trim().parse().map_err(|_| bad())?;
-        if of == 0 || of > MAX_PARTITIONS || index == 0 || index > of {
-            return Err(bad());
-        }
-        Ok(Partition { index, of })
-    }
-}
-
-impl std::fmt::Display for Partition {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.of)
-    }
-}
-
-/// The slice (1-based) of `of` that the case `id` belongs to.
-pub fn slice_of(id: &str, of: u64) -> u64 {
-    let digest = Sha256::digest(id.as_bytes());
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&digest[..8]);
-    u64::from_be_bytes(first) % of.max(1) + 1
-}
-
-impl Partition {
-    /// Whether the case `id` is in this slice.
-    pub fn holds(&self, id: &str) -> bool {
-        slice_of(id, self.of) == self.index
-    }
-}
+pub use crate::execution::plan::{slice_of, Partition, PartitionError, MAX_PARTITIONS};
 
 /// A fingerprint of the selected cases: SHA-256 over their ids and file bytes, in id order.
 pub fn selection_fingerprint(selected: &[&Case]) -> String {
@@ -452,38 +403,5 @@ mod tests {
         input.report["summary"]["passed"] = json!(2);
         let e = merge(&[input], false, &|_| None).err().expect("refused");
         assert_eq!(e, "p1: its summary does not match its cases");
-    }
-
-    #[test]
-    fn partitions_parse_and_refuse() {
-        assert_eq!(
-            "2/3".parse::<Partition>(),
-            Ok(Partition { index: 2, of: 3 })
-        );
-        assert_eq!(
-            " 1 / 1 ".parse::<Partition>(),
-            Ok(Partition { index: 1, of: 1 })
-        );
-        for bad in ["0/3", "4/3", "1/0", "3", "a/b", "1/2/3", "-1/2", "1/1001"] {
-            let e = bad.parse::<Partition>().expect_err(bad);
-            assert!(e.contains("expected K/N"), "{bad}: {e}");
-        }
-    }
-
-    #[test]
-    fn slices_are_balanced_and_cover_every_case_once() {
-        let ids: Vec<String> = (0..2000).map(|i| format!("area.case-{i}")).collect();
-        for n in [1, 2, 3, 4, 7] {
-            let parts: Vec<Partition> = (1..=n).map(|index| Partition { index, of: n }).collect();
-            for id in &ids {
-                assert_eq!(parts.iter().filter(|p| p.holds(id)).count(), 1, "{id} {n}");
-            }
-            // Statistically balanced: each slice within 30% of its fair share.
-            for p in &parts {
-                let held = ids.iter().filter(|id| p.holds(id)).count() as u64;
-                let fair = 2000 / n;
-                assert!(held * 10 > fair * 7 && held * 10 < fair * 13, "{p}: {held}");
-            }
-        }
     }
 }

@@ -31,8 +31,8 @@ use crate::cases::clauses::{self, Level};
 use crate::cases::expect::Mismatch;
 use crate::cases::Case;
 use crate::execution::{CaseOutcome, Failure, FailureKind, Status};
-use crate::implementations::protocol::ImplInfo;
-use crate::implementations::Fault;
+use crate::protocol::fault::Fault;
+use crate::protocol::ImplInfo;
 
 pub use json::to_json;
 
@@ -747,15 +747,7 @@ pub struct RunReport {
     pub stopped: Option<Stopped>,
 }
 
-/// Why a run stopped early (its remaining cases are NOT RUN).
-#[derive(Debug, Clone)]
-pub struct Stopped {
-    /// In plain words.
-    pub reason: String,
-    /// The breakage that stopped it, when it is not one of the cases' (the adapter never
-    /// started).
-    pub fault: Option<Fault>,
-}
+pub use crate::execution::Stopped;
 
 /// One case of a run, its outcome and its verdict.
 #[derive(Debug, Clone, Copy)]
@@ -1205,8 +1197,8 @@ pub fn junit(report: &RunReport) -> Result<String, quick_junit::SerializeError> 
 mod tests {
     use super::*;
     use crate::cases::expect::Exposure;
-    use crate::cases::features::Feature;
-    use crate::implementations::protocol::ImplInfo;
+    use crate::protocol::features::Feature;
+    use crate::protocol::ImplInfo;
     use serde_json::json;
     use std::time::Duration;
 
@@ -1507,19 +1499,18 @@ mod tests {
 
     #[test]
     fn report_json_reads_back_into_the_run_it_was_written_from() {
-        use crate::implementations::RequestId;
+        use crate::protocol::fault::RequestId;
         let f = Fixture::new();
         // A listed failure and a listed case that passed (fixed), besides every other result.
         let mut r = f.report(&["r.pass", "r.different"]);
         let fault = Fault {
-            message: "broke".into(),
             unanswered: Some(RequestId {
                 kind: "step",
                 seq: Some(3),
                 index: Some(1),
             }),
             stderr_tail: Some("Traceback\n  boom\n".into()),
-            timed_out: false,
+            ..Fault::message_only("broke")
         };
         r.results[0].1 = CaseOutcome {
             status: Status::Skipped("needs a runner that is not root".into()),

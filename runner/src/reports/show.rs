@@ -8,7 +8,7 @@ use crate::cases::expect::{
 };
 use crate::cases::fixture::EntryKind;
 use crate::cases::{Action, Allowlist, Case, CaseConfig, CaseHitl, HashSource, SkillsRoot};
-use crate::implementations::protocol::WireStep;
+use crate::protocol::WireStep;
 
 use super::{one_line, visible};
 

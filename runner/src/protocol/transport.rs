@@ -10,6 +10,13 @@
 //!   [`STDERR_TAIL`] bytes are kept, as bytes (no encoding is assumed);
 //! - writing a request is part of the exchange, so an adapter that stops reading its stdin
 //!   cannot block the runner past the deadline.
+//!
+//! [`Transport::exchange`] is the strict exchange `run` uses; `smoke` uses its parts
+//! ([`Transport::check_quiet`], [`Transport::send`], [`Transport::read_line`]) to note what is
+//! wrong and carry on, and reads how the adapter ended ([`Shutdown`], [`Transport::exit`]).
+//! Every failure is a [`TransportError`].
+//!
+//! Clauses: PROTOCOL.md (one JSON object a line, Shutdown).
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -21,7 +28,8 @@ use rustix::fs::OFlags;
 use rustix::io::Errno;
 use rustix::process::{Pid, Signal};
 
-use crate::execution::live;
+use crate::protocol::fault::Exit;
+use crate::protocol::live;
 
 /// Longest accepted response line, in bytes (without its `\n`).
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -40,6 +48,116 @@ const CHUNK: usize = 64 * 1024;
 const READS_PER_DRAIN: usize = 16;
 /// The `stop` message.
 const STOP: &[u8] = b"{\"type\":\"stop\"}\n";
+
+/// Why an exchange with the adapter failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransportError {
+    /// Bytes on stdout while no request was outstanding (a preview of them).
+    Unsolicited { preview: String },
+    /// The runner's end of the adapter's stdin is gone already.
+    StdinClosed,
+    /// Writing the request hit a closed pipe after `written` of `total` bytes.
+    StdinGone { written: usize, total: usize },
+    /// Writing the request failed otherwise.
+    WriteFailed { error: String },
+    /// Bytes on stdout before the whole request was read.
+    AnsweredEarly {
+        written: usize,
+        total: usize,
+        preview: String,
+    },
+    /// The adapter did not read the whole request before the deadline.
+    NotReading {
+        timeout: Duration,
+        written: usize,
+        total: usize,
+    },
+    /// No response line before the deadline (`got`: bytes of an unfinished line).
+    NoResponse { timeout: Duration, got: usize },
+    /// A response line longer than [`MAX_LINE`].
+    LineTooLong { preview: String },
+    /// The adapter's stdout ended.
+    StdoutClosed,
+    /// Reading stdout failed.
+    ReadFailed { error: String },
+}
+
+impl TransportError {
+    /// Whether the request's time ran out.
+    pub fn is_timeout(&self) -> bool {
+        matches!(
+            self,
+            TransportError::NotReading { .. } | TransportError::NoResponse { .. }
+        )
+    }
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportError::Unsolicited { preview } => write!(
+                f,
+                "the adapter wrote to stdout while no request was outstanding: {preview}"
+            ),
+            TransportError::StdinClosed => f.write_str("the adapter's stdin is closed"),
+            TransportError::StdinGone { written, total } => write!(
+                f,
+                "the adapter closed its stdin (exited?) after {written} of {total} bytes of the request"
+            ),
+            TransportError::WriteFailed { error } => {
+                write!(f, "cannot write to the adapter: {error}")
+            }
+            TransportError::AnsweredEarly {
+                written,
+                total,
+                preview,
+            } => write!(
+                f,
+                "the adapter wrote to stdout before it had read the whole request ({written} of {total} bytes written): {preview}"
+            ),
+            TransportError::NotReading {
+                timeout,
+                written,
+                total,
+            } => write!(
+                f,
+                "the adapter did not read the request within {} s ({written} of {total} bytes written)",
+                timeout.as_secs_f64()
+            ),
+            TransportError::NoResponse { timeout, got: 0 } => {
+                write!(f, "no response within {} s", timeout.as_secs_f64())
+            }
+            TransportError::NoResponse { timeout, got } => write!(
+                f,
+                "no complete response line within {} s (got {got} bytes without a newline)",
+                timeout.as_secs_f64()
+            ),
+            TransportError::LineTooLong { preview } => write!(
+                f,
+                "a response line is longer than {MAX_LINE} bytes (the limit): {preview}"
+            ),
+            TransportError::StdoutClosed => f.write_str("the adapter closed its stdout (exited?)"),
+            TransportError::ReadFailed { error } => {
+                write!(f, "reading the adapter's stdout: {error}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TransportError {}
+
+/// How [`Transport::shutdown`] ended the adapter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shutdown {
+    /// Done before (nothing more happened now).
+    Already,
+    /// The leader exited by itself after `stop` and the end of its stdin.
+    Exited,
+    /// It needed SIGTERM.
+    Term,
+    /// It needed SIGKILL.
+    Kill,
+}
 
 /// The last bytes of a stream.
 #[derive(Debug, Default)]
@@ -88,6 +206,8 @@ pub struct Transport {
     pid: Pid,
     /// The leader has been reaped (or given up on): nothing more to wait for.
     reaped: bool,
+    /// How the leader ended, when the runner reaped it.
+    exit: Option<Exit>,
     stdin: Option<OwnedFd>,
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
@@ -133,6 +253,7 @@ impl Transport {
         let mut t = Transport {
             pid,
             reaped: false,
+            exit: None,
             stdin: None,
             stdout: None,
             stderr: None,
@@ -153,12 +274,33 @@ impl Transport {
         self.tail.text()
     }
 
+    /// How the leader ended, once it was reaped (`None`: still running, or its status was not
+    /// the runner's to collect).
+    pub fn exit(&self) -> Option<Exit> {
+        self.exit
+    }
+
+    /// Whether the leader has exited (without reaping it).
+    pub fn leader_exited(&self) -> bool {
+        self.reaped || live::leader_exited(self.pid)
+    }
+
     /// Writes `request` (one line, with its `\n`) and reads one response line (without its
-    /// `\n`), both within `timeout`.
-    pub fn exchange(&mut self, request: &[u8], timeout: Duration) -> Result<Vec<u8>, String> {
+    /// `\n`), both within `timeout`; bytes nobody asked for are an error.
+    pub fn exchange(
+        &mut self,
+        request: &[u8],
+        timeout: Duration,
+    ) -> Result<Vec<u8>, TransportError> {
         let deadline = Instant::now() + timeout;
-        let seconds = timeout.as_secs_f64();
-        // Nothing may arrive while no request is outstanding.
+        self.check_quiet()?;
+        self.send(request, deadline, timeout)?;
+        self.read_line(deadline, timeout)
+    }
+
+    /// Fails when something arrived on stdout while no request was outstanding (or stdout
+    /// ended); the bytes stay pending (see [`Self::discard_pending`]).
+    pub fn check_quiet(&mut self) -> Result<(), TransportError> {
         self.drain_stderr();
         if self.pending.is_empty() {
             match self.read_stdout()? {
@@ -168,20 +310,31 @@ impl Transport {
             }
         }
         if !self.pending.is_empty() {
-            return Err(format!(
-                "the adapter wrote to stdout while no request was outstanding: {}",
-                preview(&self.pending)
-            ));
+            return Err(TransportError::Unsolicited {
+                preview: preview(&self.pending),
+            });
         }
-        self.write_all(request, deadline, seconds)?;
-        self.read_line(deadline, seconds)
+        Ok(())
     }
 
-    fn write_all(&mut self, request: &[u8], deadline: Instant, seconds: f64) -> Result<(), String> {
+    /// Drops whatever was read from stdout and not consumed.
+    pub fn discard_pending(&mut self) {
+        self.pending.clear();
+    }
+
+    /// Writes `request` by `deadline` (`timeout` is how messages name it). Nothing may arrive
+    /// on stdout before the whole request is written.
+    pub fn send(
+        &mut self,
+        request: &[u8],
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<(), TransportError> {
+        let total = request.len();
         let mut written = 0;
-        while written < request.len() {
+        while written < total {
             let Some(stdin) = &self.stdin else {
-                return Err("the adapter's stdin is closed".into());
+                return Err(TransportError::StdinClosed);
             };
             match rustix::io::write(stdin, &request[written..]) {
                 Ok(n) => {
@@ -191,14 +344,13 @@ impl Transport {
                 Err(Errno::AGAIN) | Err(Errno::INTR) => {}
                 Err(Errno::PIPE) => {
                     self.torn = written > 0;
-                    return Err(format!(
-                        "the adapter closed its stdin (exited?) after {written} of {} bytes of the request",
-                        request.len()
-                    ));
+                    return Err(TransportError::StdinGone { written, total });
                 }
                 Err(e) => {
                     self.torn = written > 0;
-                    return Err(format!("cannot write to the adapter: {e}"));
+                    return Err(TransportError::WriteFailed {
+                        error: e.to_string(),
+                    });
                 }
             }
             // While the pipe is full: keep stderr flowing, and watch stdout, where nothing may
@@ -213,24 +365,31 @@ impl Transport {
             }
             if !self.pending.is_empty() {
                 self.torn = true;
-                return Err(format!(
-                    "the adapter wrote to stdout before it had read the whole request ({written} of {} bytes written): {}",
-                    request.len(),
-                    preview(&self.pending)
-                ));
+                return Err(TransportError::AnsweredEarly {
+                    written,
+                    total,
+                    preview: preview(&self.pending),
+                });
             }
             if !self.wait(deadline, true) {
                 self.torn = written > 0;
-                return Err(format!(
-                    "the adapter did not read the request within {seconds} s ({written} of {} bytes written)",
-                    request.len()
-                ));
+                return Err(TransportError::NotReading {
+                    timeout,
+                    written,
+                    total,
+                });
             }
         }
         Ok(())
     }
 
-    fn read_line(&mut self, deadline: Instant, seconds: f64) -> Result<Vec<u8>, String> {
+    /// Reads one response line (without its `\n`) by `deadline` (`timeout` is how messages
+    /// name it).
+    pub fn read_line(
+        &mut self,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<Vec<u8>, TransportError> {
         let mut scanned = 0;
         loop {
             if let Some(i) = self.pending[scanned..].iter().position(|b| *b == b'\n') {
@@ -255,30 +414,25 @@ impl Transport {
             }
             self.drain_stderr();
             if !self.wait(deadline, false) {
-                return Err(if self.pending.is_empty() {
-                    format!("no response within {seconds} s")
-                } else {
-                    format!(
-                        "no complete response line within {seconds} s (got {} bytes without a newline)",
-                        self.pending.len()
-                    )
+                return Err(TransportError::NoResponse {
+                    timeout,
+                    got: self.pending.len(),
                 });
             }
         }
-        Err(format!(
-            "a response line is longer than {MAX_LINE} bytes (the limit): {}",
-            preview(&self.pending)
-        ))
+        Err(TransportError::LineTooLong {
+            preview: preview(&self.pending),
+        })
     }
 
-    fn closed(&mut self) -> String {
+    fn closed(&mut self) -> TransportError {
         // Its last words are on stderr.
         self.drain_stderr_until(Instant::now() + Duration::from_millis(200));
-        "the adapter closed its stdout (exited?)".into()
+        TransportError::StdoutClosed
     }
 
     /// One read from stdout into `pending` (at most [`CHUNK`] bytes).
-    fn read_stdout(&mut self) -> Result<Read, String> {
+    fn read_stdout(&mut self) -> Result<Read, TransportError> {
         let Some(stdout) = &self.stdout else {
             return Ok(Read::Eof);
         };
@@ -302,7 +456,9 @@ impl Transport {
                 }
                 Err(Errno::AGAIN) => Ok(Read::WouldBlock),
                 Err(Errno::INTR) => continue,
-                Err(e) => Err(format!("reading the adapter's stdout: {e}")),
+                Err(e) => Err(TransportError::ReadFailed {
+                    error: e.to_string(),
+                }),
             };
         }
     }
@@ -396,8 +552,16 @@ impl Transport {
             WaitIdOptions::EXITED | WaitIdOptions::NOHANG,
         ) {
             Ok(None) => {}
-            // Reaped now, or not our child any more.
-            Ok(Some(_)) | Err(_) => self.reaped = true,
+            Ok(Some(status)) => {
+                self.reaped = true;
+                self.exit = match (status.exit_status(), status.terminating_signal()) {
+                    (Some(code), _) => Some(Exit::Code(code)),
+                    (None, Some(signal)) => Some(Exit::Signal(signal)),
+                    (None, None) => None,
+                };
+            }
+            // Not our child any more.
+            Err(_) => self.reaped = true,
         }
     }
 
@@ -440,10 +604,11 @@ impl Transport {
 
     /// Stops the adapter: `stop` and EOF on its stdin, up to [`STOP_GRACE`] to exit; then
     /// SIGTERM to its process group and up to [`TERM_GRACE`]; then SIGKILL, and up to
-    /// [`KILL_GRACE`] to reap it. Returns at once when already done.
-    pub fn shutdown(&mut self) {
+    /// [`KILL_GRACE`] to reap it. Returns at once when already done. Says what it took for the
+    /// leader to exit.
+    pub fn shutdown(&mut self) -> Shutdown {
         if self.reaped {
-            return;
+            return Shutdown::Already;
         }
         if let Some(stdin) = self.stdin.take() {
             if !self.torn {
@@ -451,6 +616,7 @@ impl Transport {
             }
         }
         let mut exited = self.wait_leader(Instant::now() + STOP_GRACE);
+        let mut took = Shutdown::Exited;
         if exited {
             self.reap();
         }
@@ -460,6 +626,11 @@ impl Transport {
             let deadline = Instant::now() + TERM_GRACE;
             if !exited {
                 exited = self.wait_leader(deadline);
+                took = if exited {
+                    Shutdown::Term
+                } else {
+                    Shutdown::Kill
+                };
                 if exited {
                     self.reap();
                 }
@@ -480,12 +651,13 @@ impl Transport {
         self.stderr = None;
         // Given up on a process that survives SIGKILL: it stays a zombie, never waited for.
         self.reaped = true;
+        took
     }
 }
 
 impl Drop for Transport {
     fn drop(&mut self) {
-        self.shutdown();
+        let _ = self.shutdown();
     }
 }
 

@@ -1,13 +1,60 @@
-//! The adapter protocol, version 2: the JSON messages exchanged between the runner and an
-//! implementation, one JSON object per line. PROTOCOL.md is the normative description and
-//! `protocol/*.schema.json` the schemas; these types are the runner's side of the same contract.
+//! The protocol layer, the lowest of the runner: everything about talking to an implementation
+//! that knows nothing of cases.
+//!
+//! - the adapter protocol, version 2 (this module): the JSON messages exchanged between the
+//!   runner and an implementation, one JSON object per line. PROTOCOL.md is the normative
+//!   description and `protocol/*.schema.json` the schemas; these types are the runner's side of
+//!   the same contract;
+//! - [`features`]: the closed list of optional features an implementation declares;
+//! - [`fault`]: what the runner knows when an implementation breaks, typed;
+//! - [`transport`]: the adapter's process and pipes, bounded;
+//! - [`live`]: the adapter process groups a run keeps alive, and the signal path;
+//! - [`schema`]: the embedded protocol schemas, checked by hand (for `skillspec smoke`).
+//!
+//! Clauses: PROTOCOL.md as a whole (messages, "Refusals", "Mapping a runtime's own tools",
+//! Shutdown); SPEC.md `tools.registration` for the names of the specification's tools.
+
+pub mod fault;
+pub mod features;
+pub mod live;
+pub mod schema;
+pub mod transport;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::cases::features::Feature;
+use crate::protocol::features::Feature;
+
+/// The tools the specification defines. `tools` expectations compare only these: a host's own
+/// tools are not the suite's business. The first two are the core's; the lifecycle tools belong
+/// to the `trust` profile (SPEC.md `skills.lifecycle`), the last three to the `hitl` profile.
+// spec: tools.registration
+pub const SPEC_TOOLS: &[&str] = &[
+    "skill_read_reference",
+    "skill_run_script",
+    "skill_list",
+    "skill_install",
+    "skill_remove",
+    "read_skill",
+    "read_skill_file",
+    "run_skill_script",
+];
+
+/// A JSON value as messages quote it: compact, at most 400 bytes (then cut, with the size).
+pub fn show(v: &Value) -> String {
+    const MAX: usize = 400;
+    let text = v.to_string();
+    if text.len() <= MAX {
+        return text;
+    }
+    let mut cut = MAX;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes in all)", &text[..cut], text.len())
+}
 
 /// The protocol version this runner speaks.
 pub const PROTOCOL_VERSION: u32 = 2;
@@ -175,25 +222,51 @@ pub struct ImplInfo {
 /// Longest native tool name an adapter may declare in `tool_names` (bytes).
 pub const MAX_NATIVE_NAME: usize = 256;
 
+/// What is wrong with `implementation.tool_names`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolNamesError {
+    /// A key that is no tool of the specification.
+    NotASpecTool { name: String },
+    /// A native name that is empty, too long, or holds spaces or control characters.
+    BadNative { spec: String, native: String },
+}
+
+impl std::fmt::Display for ToolNamesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToolNamesError::NotASpecTool { name } => write!(
+                f,
+                "`tool_names`: {} is not a tool of the specification (its keys are among {})",
+                show(&Value::from(name.as_str())),
+                SPEC_TOOLS.join(", ")
+            ),
+            ToolNamesError::BadNative { spec, native } => write!(
+                f,
+                "`tool_names`: the native name of `{spec}` must be 1 to {MAX_NATIVE_NAME} bytes without spaces or control characters, got {}",
+                show(&Value::from(native.as_str()))
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ToolNamesError {}
+
 /// Checks `implementation.tool_names`: each key a tool of the specification, each value a
 /// non-empty name of at most [`MAX_NATIVE_NAME`] bytes without control characters or spaces.
-pub fn check_tool_names(names: &BTreeMap<String, String>) -> Result<(), String> {
+// spec: PROTOCOL.md "Mapping a runtime's own tools"
+pub fn check_tool_names(names: &BTreeMap<String, String>) -> Result<(), ToolNamesError> {
     for (spec, native) in names {
-        if !crate::cases::clauses::SPEC_TOOLS.contains(&spec.as_str()) {
-            return Err(format!(
-                "`tool_names`: {} is not a tool of the specification (its keys are among {})",
-                crate::cases::expect::show(&Value::from(spec.as_str())),
-                crate::cases::clauses::SPEC_TOOLS.join(", ")
-            ));
+        if !SPEC_TOOLS.contains(&spec.as_str()) {
+            return Err(ToolNamesError::NotASpecTool { name: spec.clone() });
         }
         if native.is_empty()
             || native.len() > MAX_NATIVE_NAME
             || native.chars().any(|c| c.is_control() || c.is_whitespace())
         {
-            return Err(format!(
-                "`tool_names`: the native name of `{spec}` must be 1 to {MAX_NATIVE_NAME} bytes without spaces or control characters, got {}",
-                crate::cases::expect::show(&Value::from(native.as_str()))
-            ));
+            return Err(ToolNamesError::BadNative {
+                spec: spec.clone(),
+                native: native.clone(),
+            });
         }
     }
     Ok(())
@@ -216,11 +289,11 @@ struct WireImplInfo {
 }
 
 impl TryFrom<WireImplInfo> for ImplInfo {
-    type Error = String;
+    type Error = ToolNamesError;
 
-    fn try_from(w: WireImplInfo) -> Result<ImplInfo, String> {
+    fn try_from(w: WireImplInfo) -> Result<ImplInfo, ToolNamesError> {
         check_tool_names(&w.tool_names)?;
-        let (features, unknown_features) = crate::cases::features::split_declared(w.features);
+        let (features, unknown_features) = crate::protocol::features::split_declared(w.features);
         Ok(ImplInfo {
             name: w.name,
             version: w.version,
@@ -421,16 +494,48 @@ pub enum StepOutcome {
     NewTurn,
     Select(SelectResult),
     /// The runtime refused the step (or to start for the case), with its own message: judged
-    /// as a safe refusal ([`crate::cases::refusal`]).
+    /// as a safe refusal (by the case layer, `cases::refusal`).
     Refused(String),
 }
 
+/// Why a step's `result` is not the result of its operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResultError {
+    /// It does not have the operation's shape.
+    Mismatch { op: &'static str, error: String },
+    /// A `call` result that is neither `ok` nor an error.
+    NotACallResult { result: String },
+    /// A `call` error without a string `code`.
+    NoCode { result: String },
+}
+
+impl std::fmt::Display for ResultError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResultError::Mismatch { op, error } => {
+                write!(f, "result of `{op}` does not match the protocol: {error}")
+            }
+            ResultError::NotACallResult { result } => write!(
+                f,
+                "result of `call` must be {{\"ok\":true,\"value\":{{..}}}} or {{\"ok\":false,\"error\":{{\"code\":..}}}}, got {result}"
+            ),
+            ResultError::NoCode { result } => {
+                write!(f, "error result of `call` has no string `code`: {result}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ResultError {}
+
 impl StepOutcome {
     /// Parses the untyped `result` of a `step_result` for the operation that was sent.
-    pub fn from_wire(step: &WireStep, result: Value) -> Result<StepOutcome, String> {
-        let what = step.op_name();
-        let parse_err =
-            |e: serde_json::Error| format!("result of `{what}` does not match the protocol: {e}");
+    pub fn from_wire(step: &WireStep, result: Value) -> Result<StepOutcome, ResultError> {
+        let op = step.op_name();
+        let parse_err = |e: serde_json::Error| ResultError::Mismatch {
+            op,
+            error: e.to_string(),
+        };
         Ok(match step {
             WireStep::Discover => {
                 StepOutcome::Discover(serde_json::from_value(result).map_err(parse_err)?)
@@ -443,13 +548,15 @@ impl StepOutcome {
             }
             WireStep::Call { .. } => {
                 let call: CallResult = serde_json::from_value(result.clone()).map_err(|_| {
-                    format!("result of `call` must be {{\"ok\":true,\"value\":{{..}}}} or {{\"ok\":false,\"error\":{{\"code\":..}}}}, got {result}")
+                    ResultError::NotACallResult {
+                        result: result.to_string(),
+                    }
                 })?;
                 if let CallResult::Err { error, .. } = &call {
                     if !error.get("code").is_some_and(Value::is_string) {
-                        return Err(format!(
-                            "error result of `call` has no string `code`: {result}"
-                        ));
+                        return Err(ResultError::NoCode {
+                            result: result.to_string(),
+                        });
                     }
                 }
                 StepOutcome::Call(call)
@@ -562,7 +669,7 @@ mod tests {
 
     #[test]
     fn the_schema_lists_the_spec_tools_as_tool_names() {
-        let f = crate::suite::file("protocol/response.schema.json").unwrap();
+        let f = crate::embedded::file("protocol/response.schema.json").unwrap();
         let schema: Value = serde_json::from_slice(f.bytes).unwrap();
         let props = &schema["$defs"]["started"]["properties"]["implementation"]["properties"]
             ["tool_names"]["properties"];
@@ -572,7 +679,7 @@ mod tests {
             .keys()
             .map(String::as_str)
             .collect();
-        let mut spec = crate::cases::clauses::SPEC_TOOLS.to_vec();
+        let mut spec = SPEC_TOOLS.to_vec();
         let mut listed_sorted = listed.clone();
         spec.sort();
         listed_sorted.sort();
