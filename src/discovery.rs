@@ -378,7 +378,8 @@ fn read_guide_file(dir: BorrowedFd<'_>, file: GuideFile) -> Result<String, (Skip
             SkipReason::Unreadable,
             format!("{file} vanished during the scan"),
         ),
-        // spec: discovery.symlink.skill-md, discovery.symlink.skill-yml (never opened)
+        // spec: discovery.symlink.skill-md (never opened)
+        // spec: discovery.symlink.skill-yml (never opened)
         LeafError::Symlink => (
             SkipReason::Symlink,
             format!("{file} is a symlink and is never read"),

@@ -54,7 +54,8 @@ pub fn strip_bom(text: &str) -> &str {
 }
 
 /// Splits `text` into frontmatter and body.
-// spec: discovery.portable, discovery.portable.body (the delimiters; the body, trimmed)
+// spec: discovery.portable (the delimiters)
+// spec: discovery.portable.body (the body, trimmed)
 pub fn split(text: &str) -> Result<Split<'_>, FrontmatterError> {
     let text = strip_bom(text);
     let (first, rest) = match text.split_once('\n') {

@@ -382,7 +382,8 @@ pub fn install(
         .and_then(|fd| safe_fs::entry_kind(fd.as_fd(), OsStr::new(name)).ok())
         .flatten()
         .is_some();
-    // spec: skills.lifecycle, trust.levels (an entry of the name anywhere would shadow it)
+    // spec: skills.lifecycle (an entry of the name anywhere would shadow it)
+    // spec: trust.levels (a name present at any trust level shadows what would be installed)
     if in_installed || scan.present.contains(name.as_bytes()) {
         return Err(err(
             ErrorCode::Exists,

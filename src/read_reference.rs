@@ -27,7 +27,8 @@ pub const MAX_REFERENCE_BYTES: u64 = SPEC.read.max_bytes;
 
 /// Checks that `args` is an object whose keys are all in `allowed` (and all present when
 /// `required`), returning it.
-// spec: read.args, run.input.fields
+// spec: read.args
+// spec: run.input.fields
 pub fn object_args<'a>(
     args: &'a Value,
     allowed: &[&str],
@@ -111,7 +112,8 @@ pub fn open_parent(
 }
 
 /// Maps a leaf failure to the tool's error codes.
-// spec: read.errors, run.errors (each failure of the walk's leaf has one of the tool's codes)
+// spec: read.errors (each failure of the walk's leaf has one of the tool's codes)
+// spec: run.errors (likewise for the script's path)
 pub fn leaf_error(e: LeafError, cap: u64) -> ToolError {
     match e {
         LeafError::NotFound => ToolError::new(ErrorCode::NotFound, "no such file"),

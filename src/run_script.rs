@@ -267,7 +267,8 @@ fn is_exactly_off(mode: &str) -> bool {
 
 /// Approval: the helper is read once from the descriptor the walk opened, hashed, and matched
 /// against the policy, which is parsed on every call. Returns the approved bytes.
-// spec: run.approval, policy.edited (read, hashed and matched anew on every call)
+// spec: run.approval (read, hashed and matched anew on every call)
+// spec: policy.edited (likewise: no cached hash)
 fn approve(
     config: &Config,
     root_path: &Path,

@@ -824,6 +824,11 @@ fn every_must_clause_is_marked_where_it_is_enforced() {
         if ids.is_empty() {
             bad.push(format!("  {shown}:{line}: a marker without a clause id"));
         }
+        if ids.len() > 1 {
+            bad.push(format!(
+                "  {shown}:{line}: one clause per marker, so that `grep 'spec: <id>'` finds each"
+            ));
+        }
         for id in ids {
             if !known.contains(id.as_str()) {
                 bad.push(format!(
