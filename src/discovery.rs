@@ -211,7 +211,8 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
         let name = c.components.last().cloned().unwrap_or_default();
         by_name.entry(name).or_default().push(c);
     }
-    let mut loaded = Vec::new();
+    // At most one guide per name: reserved once instead of grown by doubling.
+    let mut loaded = Vec::with_capacity(by_name.len());
     for (name, group) in by_name {
         let c = match (steps.one_per_name)(group) {
             Ok(c) => c,
@@ -323,10 +324,10 @@ fn walk(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, found: &mut Found<'_>) {
             EntryKind::Directory => {
                 let name = OsStr::from_bytes(path.last().map(Vec::as_slice).unwrap_or_default());
                 match (access.open_dir)(dir, name) {
-                    Ok(sub) => match safe_fs::entry_kind(sub.as_fd(), OsStr::new("SKILL.md")) {
-                        Ok(Some(_)) => candidates.push(Candidate {
+                    Ok(sub) => match probe_skill_dir(sub.as_fd()) {
+                        Ok(Some(skill_md)) => candidates.push(Candidate {
                             components: path.clone(),
-                            outcome: load_skill(sub.as_fd(), path),
+                            outcome: load_skill(sub.as_fd(), path, skill_md),
                         }),
                         Ok(None) => walk(
                             sub.as_fd(),
@@ -364,15 +365,51 @@ fn walk(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, found: &mut Found<'_>) {
     }
 }
 
-/// Reads one of the two guide files of a skill directory.
-fn read_guide_file(dir: BorrowedFd<'_>, file: GuideFile) -> Result<String, (SkipReason, String)> {
-    let (file, access) = match file {
-        GuideFile::SkillMd => ("SKILL.md", safe_fs::access(Use::SkillMd)),
-        GuideFile::SkillYml => ("skill.yml", safe_fs::access(Use::SkillYml)),
+/// A guide file's text, or why its skill is skipped.
+type GuideText = Result<String, (SkipReason, String)>;
+
+/// Whether the directory `dir` is a skill directory (it holds an entry named `SKILL.md`), with
+/// its SKILL.md read if so: the open is the look, one call where a `fstatat` and then an open
+/// would be two. Only when the open fails for another reason than a missing entry, a symlink or a
+/// type (permissions, I/O) does a `fstatat` tell whether the entry is there, as the look did
+/// before.
+fn probe_skill_dir(dir: BorrowedFd<'_>) -> std::io::Result<Option<GuideText>> {
+    match read_guide_bytes(dir, GuideFile::SkillMd) {
+        Err(LeafError::NotFound) => Ok(None),
+        Err(e @ LeafError::Unreadable(_)) => {
+            match safe_fs::entry_kind(dir, OsStr::new("SKILL.md"))? {
+                Some(_) => Ok(Some(guide_text(GuideFile::SkillMd, Err(e)))),
+                None => Ok(None),
+            }
+        }
+        read => Ok(Some(guide_text(GuideFile::SkillMd, read))),
+    }
+}
+
+impl GuideFile {
+    fn name(self) -> &'static str {
+        match self {
+            GuideFile::SkillMd => "SKILL.md",
+            GuideFile::SkillYml => "skill.yml",
+        }
+    }
+}
+
+/// Reads the bytes of one of the two guide files of a skill directory.
+fn read_guide_bytes(dir: BorrowedFd<'_>, file: GuideFile) -> Result<Vec<u8>, LeafError> {
+    let access = match file {
+        GuideFile::SkillMd => safe_fs::access(Use::SkillMd),
+        GuideFile::SkillYml => safe_fs::access(Use::SkillYml),
     };
     // spec: discovery.size
     let cap = rules().discovery.max_guide_bytes;
-    let read = access.read_file(dir, OsStr::new(file), cap);
+    access.read_file(dir, OsStr::new(file.name()), cap)
+}
+
+/// The text of one of the two guide files read, or why the skill is skipped.
+fn guide_text(file: GuideFile, read: Result<Vec<u8>, LeafError>) -> GuideText {
+    let cap = rules().discovery.max_guide_bytes;
+    let file = file.name();
     let bytes = read.map_err(|e| match e {
         LeafError::NotFound => (
             SkipReason::Unreadable,
@@ -405,6 +442,48 @@ fn read_guide_file(dir: BorrowedFd<'_>, file: GuideFile) -> Result<String, (Skip
     })
 }
 
+/// skill.yml's text when the skill directory has one (`None`: no entry of that name), read in
+/// one open like SKILL.md ([`probe_skill_dir`]).
+fn read_skill_yml(dir: BorrowedFd<'_>) -> Result<Option<String>, (SkipReason, String)> {
+    match read_guide_bytes(dir, GuideFile::SkillYml) {
+        Err(LeafError::NotFound) => Ok(None),
+        Err(e @ LeafError::Unreadable(_)) => {
+            match safe_fs::entry_kind(dir, OsStr::new("skill.yml")) {
+                Ok(Some(_)) => guide_text(GuideFile::SkillYml, Err(e)).map(Some),
+                Ok(None) => Ok(None),
+                Err(e) => Err((SkipReason::Unreadable, e.to_string())),
+            }
+        }
+        read => guide_text(GuideFile::SkillYml, read).map(Some),
+    }
+}
+
+/// Where `part` lies in `text` (its start and length), to keep it without copying it
+/// ([`keep`]); when it is not a slice of `text`, a copy of it.
+type Part = Result<(usize, usize), String>;
+
+fn part_of(text: &str, part: &str) -> Part {
+    let start = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize);
+    match start {
+        Some(start) if text.get(start..start.saturating_add(part.len())).is_some() => {
+            Ok((start, part.len()))
+        }
+        _ => Err(part.to_owned()),
+    }
+}
+
+/// The [`Part`] of `text`, kept in `text`'s own buffer: no copy is allocated.
+fn keep(mut text: String, part: Part) -> String {
+    match part {
+        Ok((start, len)) => {
+            text.truncate(start + len);
+            text.drain(..start);
+            text
+        }
+        Err(copy) => copy,
+    }
+}
+
 /// One of the two guide files of a skill directory.
 #[derive(Clone, Copy)]
 enum GuideFile {
@@ -423,7 +502,11 @@ fn valid_id(bytes: &[u8]) -> Option<String> {
     Some(s.to_owned())
 }
 
-fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (SkipReason, String)> {
+fn load_skill(
+    dir: BorrowedFd<'_>,
+    components: &[Vec<u8>],
+    skill_md: GuideText,
+) -> Result<Guide, (SkipReason, String)> {
     let last = components.last().map(Vec::as_slice).unwrap_or_default();
     let id = (steps().valid_id)(last).ok_or_else(|| {
         (
@@ -431,20 +514,19 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
             "a skill id must be UTF-8 without control characters or backticks".to_owned(),
         )
     })?;
-    let skill_md = read_guide_file(dir, GuideFile::SkillMd)?;
-    let has_yml = safe_fs::entry_kind(dir, OsStr::new("skill.yml"))
-        .map_err(|e| (SkipReason::Unreadable, e.to_string()))?
-        .is_some();
+    let skill_md = skill_md?;
+    let skill_yml = read_skill_yml(dir)?;
     let mut frontmatter_text = None;
     // spec: discovery.legacy (with skill.yml: legacy, the body the whole SKILL.md)
-    let (format, name, description, body) = if has_yml {
-        let yml = read_guide_file(dir, GuideFile::SkillYml)?;
+    let (format, name, description, body) = if let Some(yml) = skill_yml {
         let (name, description) = legacy_metadata(&yml);
+        let body = frontmatter::strip_bom(&skill_md).trim();
+        let body = part_of(&skill_md, body);
         (
             GuideFormat::Legacy,
             name.unwrap_or_else(|| id.clone()),
             description.unwrap_or_default(),
-            frontmatter::strip_bom(&skill_md).trim().to_owned(),
+            keep(skill_md, body),
         )
     } else {
         // spec: discovery.portable (a frontmatter block whose top level is a mapping)
@@ -473,11 +555,13 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
         let name = field("name")?;
         let description = field("description")?;
         frontmatter_text = Some(split.frontmatter.to_owned());
+        let body = part_of(&skill_md, split.body);
+        drop(doc);
         (
             GuideFormat::Portable,
             name,
             description,
-            split.body.to_owned(),
+            keep(skill_md, body),
         )
     };
     Ok(Guide {
