@@ -10,7 +10,6 @@
 //! A tool (layer 2): it uses the primitives `safe_fs`, `yaml`, `frontmatter`, `legacy` and
 //! `rules`.
 
-use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -168,10 +167,22 @@ fn join_display(components: &[Vec<u8>]) -> String {
         .join("/")
 }
 
-/// A skill directory found by the walk, already loaded or rejected.
+/// A skill directory found by the walk, already loaded or rejected. The guide is boxed so that
+/// the candidates, moved and sorted, stay small; its `components` are the candidate's, moved
+/// into it once it is kept.
 struct Candidate {
     components: Vec<Vec<u8>>,
-    outcome: Result<Guide, (SkipReason, String)>,
+    outcome: Result<Box<Guide>, (SkipReason, String)>,
+}
+
+impl Candidate {
+    /// The skill directory's name: its last path component.
+    fn name(&self) -> &[u8] {
+        self.components
+            .last()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
 }
 
 /// Opens `root` (following a symlink at the root itself only) and scans it.
@@ -206,14 +217,18 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
     walk(root, &mut Vec::new(), &mut found);
     let names_present = (steps.names_present)(names_present, &candidates);
 
-    let mut by_name: BTreeMap<Vec<u8>, Vec<Candidate>> = BTreeMap::new();
-    for c in candidates {
-        let name = c.components.last().cloned().unwrap_or_default();
-        by_name.entry(name).or_default().push(c);
-    }
-    // At most one guide per name: reserved once instead of grown by doubling.
-    let mut loaded = Vec::with_capacity(by_name.len());
-    for (name, group) in by_name {
+    // The skill directories of each name together, each name's in the order of the walk (a
+    // stable sort, in place: no table of names is built beside them).
+    candidates.sort_by(|a, b| a.name().cmp(b.name()));
+    // At most one guide per skill directory: reserved once instead of grown by doubling.
+    let mut loaded = Vec::with_capacity(candidates.len());
+    let mut rest = candidates.into_iter().peekable();
+    while let Some(first) = rest.next() {
+        let mut group = vec![first];
+        while let Some(next) = rest.next_if(|c| c.name() == group[0].name()) {
+            group.push(next);
+        }
+        let name = group[0].name().to_vec();
         let c = match (steps.one_per_name)(group) {
             Ok(c) => c,
             Err(group) => {
@@ -232,10 +247,12 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
             }
         };
         match c.outcome {
-            Ok(mut guide) => {
+            Ok(guide) => {
+                let mut guide = *guide;
                 if !keep_frontmatter {
                     guide.frontmatter = None;
                 }
+                guide.components = c.components;
                 loaded.push(guide)
             }
             Err((reason, detail)) => skipped.push(Skip {
@@ -327,7 +344,7 @@ fn walk(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, found: &mut Found<'_>) {
                     Ok(sub) => match probe_skill_dir(sub.as_fd()) {
                         Ok(Some(skill_md)) => candidates.push(Candidate {
                             components: path.clone(),
-                            outcome: load_skill(sub.as_fd(), path, skill_md),
+                            outcome: load_skill(sub.as_fd(), path, skill_md).map(Box::new),
                         }),
                         Ok(None) => walk(
                             sub.as_fd(),
@@ -571,7 +588,8 @@ fn load_skill(
         name,
         description,
         body,
-        components: components.to_vec(),
+        // The candidate's own, moved in by `scan` when the guide is kept.
+        components: Vec::new(),
         frontmatter: frontmatter_text,
     })
 }

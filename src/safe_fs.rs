@@ -219,7 +219,9 @@ pub fn read_capped(fd: impl AsFd, cap: u64) -> Result<Vec<u8>, LeafError> {
             // More capacity than bytes may still be read (the allocator's rounding): the last
             // ones go through a small buffer, so the file is never read past `cap + 1`.
             let mut chunk = [0u8; 512];
-            let want = usize::try_from(room).unwrap_or(chunk.len()).min(chunk.len());
+            let want = usize::try_from(room)
+                .unwrap_or(chunk.len())
+                .min(chunk.len());
             rustix::io::read(fd, &mut chunk[..want]).inspect(|&n| {
                 buf.extend_from_slice(&chunk[..n]);
             })
