@@ -709,3 +709,20 @@ mod mutated {
         std::str::from_utf8(bytes).ok().map(str::to_owned)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_is_kept_in_place_and_anything_else_copied() {
+        let text = "\u{feff}  body \n".to_owned();
+        let part = part_of(&text, frontmatter::strip_bom(&text).trim());
+        assert_eq!(part, Ok((5, 4)));
+        assert_eq!(keep(text.clone(), part), "body");
+        let other = "elsewhere";
+        assert_eq!(part_of(&text, other), Err("elsewhere".to_owned()));
+        assert_eq!(keep(text.clone(), part_of(&text, other)), "elsewhere");
+        assert_eq!(keep(text.clone(), part_of(&text, &text[text.len()..])), "");
+    }
+}

@@ -463,6 +463,33 @@ mod tests {
     }
 
     #[test]
+    fn reads_whole_files_of_every_size_up_to_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = open_root(dir.path()).unwrap();
+        for (i, len) in [0usize, 1, 511, 512, 65_535, 65_536, 65_537, 200_000]
+            .into_iter()
+            .enumerate()
+        {
+            let bytes: Vec<u8> = (0..len).map(|j| (j % 251) as u8).collect();
+            let name = format!("f{i}");
+            std::fs::write(dir.path().join(&name), &bytes).unwrap();
+            for cap in [len as u64, len as u64 + 1, 300_000] {
+                assert_eq!(
+                    read_regular(root.as_fd(), OsStr::new(&name), cap).as_ref(),
+                    Ok(&bytes),
+                    "{len} bytes, cap {cap}"
+                );
+            }
+            if len > 0 {
+                assert_eq!(
+                    read_regular(root.as_fd(), OsStr::new(&name), len as u64 - 1),
+                    Err(LeafError::TooLarge)
+                );
+            }
+        }
+    }
+
+    #[test]
     fn fifo_and_symlink_are_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         rustix::fs::mknodat(
