@@ -6,7 +6,7 @@
 //! unsafe (`unbounded`), and in a case without `bounded` an error.
 
 mod common;
-use common::bin;
+use common::{bin, case};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -65,15 +65,6 @@ fn run(filter: &str) -> (Value, String) {
     );
     assert_eq!(out.status.code(), Some(1), "{text}");
     (common::validated_report(&dir.path().join("r")), text)
-}
-
-fn case<'r>(report: &'r Value, id: &str) -> &'r Value {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no case {id}"))
 }
 
 fn kinds(c: &Value) -> Vec<(String, Option<String>)> {

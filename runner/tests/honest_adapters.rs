@@ -6,7 +6,7 @@
 //! refused start no step is sent. Every recorded message is valid against the schemas.
 
 mod common;
-use common::{bin, schema};
+use common::{bin, case, schema};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -69,15 +69,6 @@ fn write_cases(dir: &Path) {
         );
         std::fs::write(path, text).unwrap();
     }
-}
-
-fn case<'r>(report: &'r Value, id: &str) -> &'r Value {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no case {id} in the report"))
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! repository's cases turns a failed prompt check into an unsafe failure (prompt-forgery). Each run uses a few small cases in its own temporary directory.
 
 mod common;
-use common::bin;
+use common::{bin, case};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -107,15 +107,6 @@ fn run(dir: &Path, adapter_cmd: &str, report: &str, extra: &[&str]) -> (Output, 
 /// report.json of `report`, validated against reports/report.schema.json.
 fn report_json(dir: &Path, report: &str) -> Value {
     common::validated_report(&dir.join(report))
-}
-
-fn case<'r>(report: &'r Value, id: &str) -> &'r Value {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no case {id} in the report"))
 }
 
 #[test]

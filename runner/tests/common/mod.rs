@@ -61,3 +61,13 @@ pub fn validated_report(dir: &Path) -> Value {
     );
     report
 }
+
+/// The case `id` of a report.json.
+pub fn case<'r>(report: &'r Value, id: &str) -> &'r Value {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no case {id} in the report"))
+}
