@@ -179,14 +179,7 @@ const STEPS: Steps = Steps {
     timeout_ms: parse_timeout_ms,
 };
 
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-fn steps() -> &'static Steps {
-    &STEPS
-}
-
-#[cfg(feature = "mutants")]
-use mutated::steps;
+steps_in_force!();
 
 /// The defect of this module (see `crate::mutants`).
 #[cfg(feature = "mutants")]

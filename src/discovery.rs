@@ -540,14 +540,7 @@ const STEPS: Steps = Steps {
     valid_id,
 };
 
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-fn steps() -> &'static Steps {
-    &STEPS
-}
-
-#[cfg(feature = "mutants")]
-use mutated::steps;
+steps_in_force!();
 
 /// The defects of this module (see `crate::mutants`); the symlink ones are `safe_fs`'s.
 #[cfg(feature = "mutants")]

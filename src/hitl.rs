@@ -416,14 +416,7 @@ struct Steps {
 
 const STEPS: Steps = Steps { shown_plainly };
 
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-fn steps() -> &'static Steps {
-    &STEPS
-}
-
-#[cfg(feature = "mutants")]
-use mutated::steps;
+steps_in_force!();
 
 /// The defect of this module (see `crate::mutants`).
 #[cfg(feature = "mutants")]

@@ -30,6 +30,22 @@
 
 #![deny(unsafe_code)]
 
+/// `steps()`, the table of a module's replaceable steps in force: its `STEPS` in a normal build
+/// (inlined away), or what its `mod mutated` chose for this process's mutant (feature `mutants`).
+/// Declared here, before the modules, so that each uses the one definition.
+macro_rules! steps_in_force {
+    () => {
+        #[cfg(not(feature = "mutants"))]
+        #[inline(always)]
+        fn steps() -> &'static Steps {
+            &STEPS
+        }
+
+        #[cfg(feature = "mutants")]
+        use mutated::steps;
+    };
+}
+
 pub mod config;
 pub mod discovery;
 pub mod frontmatter;

@@ -538,14 +538,7 @@ const STEPS: Steps = Steps {
     entry_is_dir: regular_or_dir,
 };
 
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-fn steps() -> &'static Steps {
-    &STEPS
-}
-
-#[cfg(feature = "mutants")]
-use mutated::steps;
+steps_in_force!();
 
 /// The defect of this module (see `crate::mutants`).
 #[cfg(feature = "mutants")]

@@ -186,14 +186,7 @@ const STEPS: Steps = Steps {
     decode: decode_utf8,
 };
 
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-fn steps() -> &'static Steps {
-    &STEPS
-}
-
-#[cfg(feature = "mutants")]
-use mutated::steps;
+steps_in_force!();
 
 /// The defect of this module (see `crate::mutants`); the walk's are `safe_fs`'s, the order's and
 /// the cap's `rules`'.

@@ -460,14 +460,7 @@ const STEPS: Steps = Steps {
     stderr_tail: tail_chars,
 };
 
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-fn steps() -> &'static Steps {
-    &STEPS
-}
-
-#[cfg(feature = "mutants")]
-use mutated::steps;
+steps_in_force!();
 
 /// The defects of this module (see `crate::mutants`); those of limits, guard order and
 /// environment are `rules`', those of the walk `safe_fs`'.

@@ -365,14 +365,7 @@ const STEPS: Steps = Steps {
     callable: is_offered,
 };
 
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-fn steps() -> &'static Steps {
-    &STEPS
-}
-
-#[cfg(feature = "mutants")]
-use mutated::steps;
+steps_in_force!();
 
 /// The defects of this module (see `crate::mutants`).
 #[cfg(feature = "mutants")]

@@ -830,14 +830,7 @@ const STEPS: Steps = Steps {
     take: take_within_budget,
 };
 
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-fn steps() -> &'static Steps {
-    &STEPS
-}
-
-#[cfg(feature = "mutants")]
-use mutated::steps;
+steps_in_force!();
 
 /// The defects of this module (see `crate::mutants`); the keyword cap's is `rules`'.
 #[cfg(feature = "mutants")]

@@ -234,14 +234,7 @@ const STEPS: Steps = Steps {
     blocked_token: blocked_ignoring_case,
 };
 
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-fn steps() -> &'static Steps {
-    &STEPS
-}
-
-#[cfg(feature = "mutants")]
-use mutated::steps;
+steps_in_force!();
 
 /// The defects of this module (see `crate::mutants`); what the guard checks and when are
 /// `rules`'.

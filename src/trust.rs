@@ -255,14 +255,7 @@ const STEPS: Steps = Steps {
     load_order,
 };
 
-#[cfg(not(feature = "mutants"))]
-#[inline(always)]
-fn steps() -> &'static Steps {
-    &STEPS
-}
-
-#[cfg(feature = "mutants")]
-use mutated::steps;
+steps_in_force!();
 
 /// The defects of this module (see `crate::mutants`); the shadowing by skill directories only is
 /// `discovery`'s.
