@@ -407,6 +407,7 @@ export class Runtime {
     this.language = 'javascript';
     this.features = [];
     this.processPerCase = false;
+    this.sideBySide = true; // false: two processes cannot run at once (PROTOCOL.md, side_by_side)
     this.toolNames = {}; // spec tool name -> the runtime's own name (PROTOCOL.md, tool_names)
   }
   startCase(config, root) {} // eslint-disable-line no-unused-vars
@@ -658,6 +659,7 @@ class Session {
       protocol_version: PROTOCOL_VERSION,
       implementation: {
         name: rt.name, version: rt.version, language, features: [...features], process_per_case: Boolean(rt.processPerCase),
+        ...(rt.sideBySide === undefined || rt.sideBySide ? {} : { side_by_side: false }),
         ...(Object.keys(toolNames).length ? { tool_names: { ...toolNames } } : {}),
       },
     };

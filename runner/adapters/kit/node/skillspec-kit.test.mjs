@@ -178,6 +178,19 @@ describe('handshake', () => {
     await cleanExit(p);
   });
 
+  test('sideBySide is sent only when false', async () => {
+    // The default (true) is not on the wire: an adapter that says nothing sends what it did.
+    let p = start("class A extends kit.Runtime { constructor() { super(); this.name = 'p'; this.version = '1'; this.sideBySide = true; } }\nawait kit.serve(new A());");
+    assert.equal('side_by_side' in (await started(p)).implementation, false);
+    await cleanExit(p);
+    p = start("class A extends kit.Runtime { constructor() { super(); this.name = 'p'; this.version = '1'; this.sideBySide = false; } }\nawait kit.serve(new A());");
+    assert.equal((await started(p)).implementation.side_by_side, false);
+    await cleanExit(p);
+    p = start("await kit.serve({ name: 'p', version: '1', sideBySide: false });");
+    assert.equal((await started(p)).implementation.side_by_side, false);
+    await cleanExit(p);
+  });
+
   test('another version is refused and the adapter stays usable', async () => {
     const p = start(MINIMAL);
     for (const version of [1, 3, '2', null]) {

@@ -556,6 +556,11 @@ class Runtime:
     process_per_case: bool = False
     """True when the runtime caches state at import time: the runner then starts a fresh
     adapter process for every case (slower, never less correct)."""
+    side_by_side: bool = True
+    """False when two processes of this adapter cannot run at the same time (state shared
+    between processes: a fixed port, a fixed directory or lock file outside the case root): the
+    runner's ``--jobs N`` then starts only one. Sent in ``started`` only when False (PROTOCOL.md,
+    ``side_by_side``)."""
     tool_names: Mapping[str, str] = {}
     """The runtime's own name of each spec tool the adapter maps onto one of the runtime's
     tools (``{"skill_read_reference": "read_skill_resource"}``, keys from :data:`SPEC_TOOLS`;
@@ -808,6 +813,7 @@ class _Session:
                 "language": language,
                 "features": list(features),
                 "process_per_case": bool(getattr(rt, "process_per_case", False)),
+                **({} if getattr(rt, "side_by_side", True) else {"side_by_side": False}),
                 **({"tool_names": dict(tool_names)} if tool_names else {}),
             },
         }

@@ -166,6 +166,15 @@ class Handshake(KitTest):
         self.assertIs(self.started(p)["implementation"]["process_per_case"], True)
         self.assert_clean_exit(p)
 
+    def test_side_by_side_is_sent_only_when_false(self):
+        # The default (True) is not on the wire: an adapter that says nothing sends what it did.
+        p = self.adapter("class A(kit.Runtime):\n    name, version = 'p', '1'\n    side_by_side = True\nkit.serve(A())\n")
+        self.assertNotIn("side_by_side", self.started(p)["implementation"])
+        self.assert_clean_exit(p)
+        p = self.adapter("class A(kit.Runtime):\n    name, version = 'p', '1'\n    side_by_side = False\nkit.serve(A())\n")
+        self.assertIs(self.started(p)["implementation"]["side_by_side"], False)
+        self.assert_clean_exit(p)
+
     def test_another_version_is_refused_and_the_adapter_stays_usable(self):
         p = self.adapter(MINIMAL)
         for version in (1, 3, "2", None):
