@@ -8,7 +8,12 @@
 //!   memory growth against the bytes of text loaded;
 //! - `skill_run_script` of a trivial approved helper against spawning the interpreter directly;
 //! - a helper offering gigabytes of output: the runtime's peak memory over its idle size;
-//! - the whole suite through `skillspec adapter` against in-process.
+//! - the whole suite through `skillspec adapter` against in-process (both `--jobs 1`);
+//! - the whole suite in-process at `--jobs 2` against `--jobs 1`;
+//! - the sportsclaw adapter run (`runner/adapters/sportsclaw/run`, the real engine through the
+//!   whole suite) at `--jobs 4` against `--jobs 1`, wall and CPU time: its time is waiting out
+//!   step timeouts, which parallel adapter processes overlap (one run each: ~12 min at
+//!   `--jobs 1`; `--skip-adapter-runs` leaves it out).
 //!
 //! Loaders run in child processes (this program again, with `--child`, or `node`), each timing
 //! only its load and reporting it on stdout; peak memory is the child's `ru_maxrss` from
@@ -185,6 +190,66 @@ fn measure(cmd: &mut Command) -> Measured {
     }
 }
 
+/// What a whole command cost: its wall time, the CPU time (user and system) of it and of every
+/// descendant it waited for (`wait4`'s `rusage`: the runner's adapter processes, their helpers),
+/// and its exit code (`None` when a signal ended it).
+struct Timed {
+    wall: Duration,
+    cpu: Duration,
+    code: Option<i32>,
+}
+
+/// Runs `cmd` to its end, stdin empty, stdout discarded, stderr into `log` (or discarded).
+// The child is reaped by `wait4` (for its `rusage`), not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn timed_run(cmd: &mut Command, log: Option<&Path>) -> Timed {
+    let stderr = match log {
+        Some(p) => Stdio::from(std::fs::File::create(p).expect("the log file")),
+        None => Stdio::null(),
+    };
+    let start = Instant::now();
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .expect("the command starts");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: `rusage` is plain old data, valid when zeroed.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = loop {
+        // SAFETY: `wait4` writes only to `status` and `usage`, both valid locals; `pid` is our
+        // own unreaped child (the `Child` handle never waits for it).
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r != -1 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break r;
+        }
+    };
+    let wall = start.elapsed();
+    assert_eq!(r, pid, "wait4 of the command");
+    let tv = |t: libc::timeval| {
+        Duration::new(
+            t.tv_sec.max(0) as u64,
+            t.tv_usec.clamp(0, 999_999) as u32 * 1000,
+        )
+    };
+    Timed {
+        wall,
+        cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+    }
+}
+
+/// Whether this `skillspec` has `run --jobs` (its `run --help` names it).
+fn has_jobs(bin: &Path) -> bool {
+    Command::new(bin)
+        .args(["run", "--help"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("--jobs"))
+        .unwrap_or(false)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Trees and helpers
 
@@ -297,6 +362,24 @@ fn why_missed(figure: &str) -> &'static str {
         "The per-skill time grew with the tree; compare the floor's own growth in the same \
          row: where it grew about as much, the cause is the file system and the caches (more \
          directories and inodes than stay cached), not the reference."
+    } else if figure.contains("sportsclaw adapter run") {
+        "Its time is waiting, as the Notes show (CPU time against wall time): five scans that \
+         never end in the engine (a FIFO, a symlink loop, a link to `/usr/lib`) each wait out \
+         the 120 s step timeout, and two 4 GiB sparse reads take 20 to 67 s each. Four adapter \
+         processes overlap the waits, but five waits on four workers leave one worker two of \
+         them (240 s), and a sparse read is not shortened by more workers; so the run cannot \
+         end before about 2 x 120 s plus that worker's other cases. What would fix it: as many \
+         workers as waits (`--jobs 5`: the five then overlap), or a shorter step timeout, which \
+         the sparse reads forbid on a busy machine (README.md of the sportsclaw adapter, \
+         \"Measured\")."
+    } else if figure.contains("`--jobs 2`") {
+        "Two workers can at most halve the wall time, and only with two free cores: on a \
+         shared machine a core another process holds serves neither worker (the load average \
+         is under Machine); the cases are dealt in report order, so the last ones end one \
+         worker's run alone; and a case that waits (a timeout, a process lifetime) holds its \
+         worker whatever the cores do. The Notes give both runs' CPU time: where the \
+         `--jobs 2` run used about the CPU of the `--jobs 1` run, the work did not grow, and the \
+         wall time missed only for want of a free core."
     } else if figure.contains("GiB of output") {
         "The output buffers or the supervisor's pipes grew past the cap; see `process::run_limited`."
     } else {
@@ -324,6 +407,8 @@ struct Args {
     skillspec: Option<PathBuf>,
     python: String,
     only: Option<String>,
+    /// `--skip-adapter-runs`: leave out the sportsclaw adapter runs (~16 min in all).
+    skip_adapter_runs: bool,
 }
 
 fn parse_args() -> Args {
@@ -335,6 +420,7 @@ fn parse_args() -> Args {
         skillspec: None,
         python: "python3".into(),
         only: None,
+        skip_adapter_runs: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -352,6 +438,7 @@ fn parse_args() -> Args {
             "--skillspec" => a.skillspec = Some(PathBuf::from(value())),
             "--python" => a.python = value(),
             "--only" => a.only = Some(value()),
+            "--skip-adapter-runs" => a.skip_adapter_runs = true,
             "--bench" => {} // what `cargo bench` passes
             _ => {}         // a filter, as `cargo bench NAME` passes: this bench has one job
         }
@@ -632,28 +719,44 @@ fn main() {
         });
     }
 
-    // --- the suite through the adapter --------------------------------------------------------
+    // --- the suite through the adapter, and at --jobs 2 -----------------------------------------
+    // Both sides of the adapter figure run at `--jobs 1` (one case at a time, as before `--jobs`
+    // existed), so that figure still measures the adapter alone; `--jobs 2` in-process is
+    // measured in the same loop, interleaved.
+    let jobs = args.skillspec.as_deref().is_some_and(has_jobs);
+    if args.skillspec.is_some() && !jobs {
+        notes.push(
+            "this skillspec has no `run --jobs`: the `--jobs` figures are not measured".into(),
+        );
+    }
     if let Some(bin) = args.skillspec.as_ref().filter(|_| want("suite")) {
         let adapter = format!("{} adapter", bin.display());
-        let run = |adapter: Option<&str>| {
+        let run = |adapter: Option<&str>, n: Option<u32>| {
             let mut c = Command::new(bin);
             c.arg("run").arg("--python").arg(&python);
             if let Some(a) = adapter {
                 c.arg("--adapter").arg(a);
             }
-            let start = Instant::now();
-            let o = c
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .expect("skillspec runs");
-            assert!(o.success(), "the suite passes");
-            start.elapsed().as_secs_f64()
+            if let Some(n) = n {
+                c.arg("--jobs").arg(n.to_string());
+            }
+            let t = timed_run(&mut c, None);
+            assert_eq!(t.code, Some(0), "the suite passes");
+            (t.wall.as_secs_f64(), t.cpu.as_secs_f64())
         };
-        let (mut inproc, mut over) = (Vec::new(), Vec::new());
+        let serial = jobs.then_some(1);
+        let (mut inproc, mut over, mut two) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut inproc_cpu, mut two_cpu) = (Vec::new(), Vec::new());
         for _ in 0..args.suite_runs {
-            inproc.push(run(None));
-            over.push(run(Some(&adapter)));
+            let (w, c) = run(None, serial);
+            inproc.push(w);
+            inproc_cpu.push(c);
+            over.push(run(Some(&adapter), serial).0);
+            if jobs {
+                let (w, c) = run(None, Some(2));
+                two.push(w);
+                two_cpu.push(c);
+            }
         }
         let (i, o) = (median(inproc), median(over));
         rows.push(Row {
@@ -664,6 +767,107 @@ fn main() {
             target: "at most 1.10x".into(),
             pass: o / i <= 1.10,
         });
+        if jobs {
+            let t = median(two);
+            rows.push(Row {
+                figure: "the whole suite in-process: `--jobs 2` / `--jobs 1`".into(),
+                measured: format!("{t:.2} s"),
+                baseline: format!("{i:.2} s (`--jobs 1`)"),
+                ratio: format!("{:.3}x", t / i),
+                target: "at most 0.6x (2 cores)".into(),
+                pass: t / i <= 0.6,
+            });
+            notes.push(format!(
+                "the whole suite in-process, CPU time (user and system, the runner and every \
+                 process it waited for; medians): `--jobs 1` {:.1} s, `--jobs 2` {:.1} s",
+                median(inproc_cpu),
+                median(two_cpu)
+            ));
+        }
+    }
+
+    // --- the sportsclaw adapter run at --jobs 1 and --jobs 4 ------------------------------------
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the runner crate sits in the repository")
+        .to_path_buf();
+    let sportsclaw_run = repo.join("runner/adapters/sportsclaw/run");
+    let adapter_runs = want("sportsclaw-run") && !args.skip_adapter_runs;
+    if args.skip_adapter_runs {
+        notes.push("`--skip-adapter-runs`: the sportsclaw adapter runs are not measured".into());
+    } else if adapter_runs && args.skillspec.is_none() {
+        notes.push("no `--skillspec BIN`: the sportsclaw adapter runs are not measured".into());
+    }
+    // Without `--jobs` (noted above) there is nothing to compare.
+    if let Some(bin) = args.skillspec.as_ref().filter(|_| jobs && adapter_runs) {
+        let mut timed = Vec::new();
+        for n in [1u32, 4] {
+            let out = scratch.path().join(format!("sportsclaw-jobs-{n}"));
+            std::fs::create_dir_all(&out).unwrap();
+            let mut c = Command::new(&sportsclaw_run);
+            c.arg("--jobs")
+                .arg(n.to_string())
+                .current_dir(&repo)
+                .env("SKILLSPEC", bin)
+                .env("SKILLSPEC_REPORT_DIR", out.join("report"));
+            // The engine `--sportsclaw` names, when it is where the adapter looks for it
+            // (`$SKILLSPEC_ADAPTER_CACHE/sportsclaw`).
+            if let Some(dir) = args
+                .sportsclaw
+                .as_ref()
+                .filter(|d| d.file_name().is_some_and(|f| f == "sportsclaw"))
+            {
+                if let Some(parent) = dir.parent() {
+                    c.env("SKILLSPEC_ADAPTER_CACHE", parent);
+                }
+            }
+            let log = out.join("run.log");
+            let t = timed_run(&mut c, Some(&log));
+            if t.code != Some(0) {
+                let text = std::fs::read_to_string(&log).unwrap_or_default();
+                let tail: Vec<&str> = text.lines().rev().take(20).collect();
+                eprintln!(
+                    "sportsclaw run at --jobs {n} exited {:?}; the end of its log:",
+                    t.code
+                );
+                for l in tail.iter().rev() {
+                    eprintln!("  {l}");
+                }
+            }
+            timed.push((n, t));
+        }
+        let (s1, s4) = (&timed[0].1, &timed[1].1);
+        let (w1, w4) = (s1.wall.as_secs_f64(), s4.wall.as_secs_f64());
+        let (c1, c4) = (s1.cpu.as_secs_f64(), s4.cpu.as_secs_f64());
+        let exits_ok = s1.code == Some(0) && s4.code == Some(0);
+        rows.push(Row {
+            figure: "the sportsclaw adapter run (`runner/adapters/sportsclaw/run`, one run each): \
+                     `--jobs 4` / `--jobs 1`"
+                .into(),
+            measured: format!("{w4:.0} s ({c4:.0} s CPU)"),
+            baseline: format!("{w1:.0} s ({c1:.0} s CPU, `--jobs 1`)"),
+            ratio: format!("{:.3}x", w4 / w1),
+            target: "at most 0.4x, its time being waiting".into(),
+            pass: exits_ok && w4 / w1 <= 0.4,
+        });
+        for (n, t) in &timed {
+            let (w, c) = (t.wall.as_secs_f64(), t.cpu.as_secs_f64());
+            notes.push(format!(
+                "the sportsclaw adapter run at `--jobs {n}`: {w:.0} s wall, {c:.0} s CPU (user \
+                 and system of the runner, the adapter processes and the engine): the CPU time \
+                 is {:.0} % of the wall time{}; exit {}{}",
+                c / w * 100.0,
+                if c < w { ", the rest waiting" } else { "" },
+                t.code.map_or("by a signal".to_owned(), |c| c.to_string()),
+                match t.code {
+                    Some(0) => " (only known failures)",
+                    Some(1) =>
+                        " (a failure not in known-failures.txt, or a listed case that \
+                                passed: the committed list was made as root)",
+                    _ => " (the run broke: the figure is not meaningful)",
+                }
+            ));
+        }
     }
 
     // --- the report ---------------------------------------------------------------------------
@@ -708,8 +912,9 @@ fn main() {
         md,
         "Written by `.ci/bench` (`cargo bench -p skillspec --bench figures`, \
          `runner/benches/figures.rs`). Every figure is a ratio against a baseline measured in \
-         the same run; times are medians of {} runs ({} for the suite), the two sides of each \
-         figure interleaved.\n",
+         the same run; times are medians of {} runs ({} for the suite; one run each for the \
+         sportsclaw adapter run, ~12 min at `--jobs 1`), the two sides of each figure \
+         interleaved.\n",
         args.runs, args.suite_runs
     );
     let _ = writeln!(
@@ -793,7 +998,19 @@ fn main() {
     let _ = writeln!(
         md,
         "- Suite: `skillspec run` against `skillspec run --adapter \"skillspec adapter\"`, \
-         whole runs, wall time."
+         both `--jobs 1`, whole runs, wall time; and `skillspec run --jobs 2` against \
+         `skillspec run --jobs 1`, in the same loop (the three runs interleaved), wall time, \
+         with the CPU time of each (`wait4`'s `rusage`: the runner and every process it waited \
+         for) in the notes."
+    );
+    let _ = writeln!(
+        md,
+        "- sportsclaw adapter run: `runner/adapters/sportsclaw/run --jobs N` (the real engine \
+         through the whole suite, its known failures, `--step-timeout 120`) with \
+         `SKILLSPEC=<this skillspec>` and `SKILLSPEC_REPORT_DIR=<a temporary directory>`, at \
+         `--jobs 1` then `--jobs 4`, one run each; wall time, and the CPU time of the script \
+         and every process it waited for (`wait4`'s `rusage`), so that the share spent \
+         waiting shows. `--skip-adapter-runs` leaves it out."
     );
     if let Some(parent) = args.out.parent() {
         let _ = std::fs::create_dir_all(parent);
