@@ -863,7 +863,8 @@ fn main() {
                     Some(0) => " (only known failures)",
                     Some(1) =>
                         " (a failure not in known-failures.txt, or a listed case that \
-                                passed: the committed list was made as root)",
+                         passed; the list was made as root, so a run as another user differs \
+                         in the cases that need not being root)",
                     _ => " (the run broke: the figure is not meaningful)",
                 }
             ));
