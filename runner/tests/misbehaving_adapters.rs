@@ -756,9 +756,18 @@ fn sigint_and_sigterm_stop_the_adapter_group_and_remove_case_roots() {
 /// run, and the process is killed (it is not left for the next case or the machine).
 #[test]
 fn a_process_left_behind_fails_the_case() {
-    let s = Setup::new(&[("leak", tools_case("adapter.leak"))]);
-    let o = s.run(&adapter("leaks_a_helper.py"), &[], Duration::from_secs(60));
+    // Two adapter processes side by side: the process is its case's alone, not its neighbour's.
+    let s = Setup::new(&[
+        ("clean", tools_case("adapter.clean")),
+        ("leak", tools_case("adapter.leak")),
+    ]);
+    let o = s.run(
+        &adapter("leaks_a_helper.py"),
+        &["--jobs", "2"],
+        Duration::from_secs(60),
+    );
     o.check(1, MARGIN);
+    assert_eq!(o.case("adapter.clean")["status"], "pass");
     let case = o.case("adapter.leak");
     assert_eq!(case["status"], "fail", "{case}");
     let mismatch = &case["mismatches"][0];
