@@ -641,7 +641,7 @@ impl Account<'_> {
 }
 
 impl Observer for Account<'_> {
-    fn started(&mut self, i: &ImplInfo) {
+    fn started(&mut self, i: &ImplInfo, _workers: usize) {
         let took = self
             .checks
             .state()
@@ -736,7 +736,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
         python: opts.python.clone(),
         temp_prefix: "skillspec-smoke-".into(),
     };
-    let mut start = || -> Result<Box<dyn Implementation>, ImplError> {
+    let start = |_worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
         let inspector: Box<dyn Inspector> = Box::new(checks.clone());
         let adapter = Adapter::spawn_inspected(&opts.command, opts.timeout, None, Some(inspector))?;
         Ok(Box::new(adapter))
@@ -751,7 +751,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
     };
     let outcome = run_suite(
         &selected,
-        &mut start,
+        &start,
         &run_opts,
         &Policy::default(),
         &mut account,

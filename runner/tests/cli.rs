@@ -15,46 +15,76 @@ fn summary(report_dir: &Path) -> serde_json::Value {
 /// on one slice of the suite (a quarter, by id hash: every area is in it). CI compares the whole
 /// suite's two release runs the same way (`.ci/same-verdicts` in `.ci/run`).
 #[test]
-fn in_process_and_adapter_runs_agree() {
+fn in_process_and_adapter_runs_agree_at_any_jobs() {
+    // The same slice of the suite three ways: in-process one case at a time, in-process on 3
+    // workers, and through `skillspec adapter` on 3 adapter processes. Reports and JUnit must
+    // agree case for case, in the same order.
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     let slice = ["--partition", "1/4"];
-    let direct = skillspec(&[&["run", "--report", a.to_str().unwrap()][..], &slice].concat());
-    assert_eq!(direct.status.code(), Some(0), "{}", text(&direct));
     let adapter_cmd = format!("{} adapter", bin().display());
-    let via = skillspec(
-        &[
-            &[
-                "run",
-                "--adapter",
-                &adapter_cmd,
-                "--report",
-                b.to_str().unwrap(),
-            ][..],
+    let runs: [(&str, Vec<&str>); 3] = [
+        ("serial", vec!["--jobs", "1"]),
+        ("workers", vec!["--jobs", "3"]),
+        ("adapters", vec!["--jobs", "3", "--adapter", &adapter_cmd]),
+    ];
+    let mut seen = Vec::new();
+    for (name, extra) in &runs {
+        let out_dir = dir.path().join(name);
+        let args = [
+            &["run", "--report", out_dir.to_str().unwrap()][..],
             &slice,
+            extra,
         ]
-        .concat(),
-    );
-    assert_eq!(via.status.code(), Some(0), "{}", text(&via));
-    let (sa, sb) = (summary(&a), summary(&b));
-    assert_eq!(sa, sb);
-    assert!(sa["passed"].as_u64().unwrap() > 100, "{sa}");
-    let verdicts = |dir: &Path| -> Vec<(String, String, String)> {
-        let report = common::validated_report(dir);
+        .concat();
+        let out = skillspec(&args);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out));
+        if extra.contains(&"3") {
+            assert!(
+                text(&out).contains("on 3 workers"),
+                "{name}: {}",
+                text(&out)
+            );
+        }
+        let report = common::validated_report(&out_dir);
         let cases = report["cases"].as_array().cloned().unwrap_or_default();
-        cases
+        let verdicts: Vec<String> = cases
             .iter()
             .map(|c| {
-                let field = |k: &str| c[k].as_str().unwrap_or("").to_owned();
-                (field("id"), field("status"), field("area"))
+                let mut c = c.clone();
+                if let Some(o) = c.as_object_mut() {
+                    o.remove("duration_ms");
+                }
+                c.to_string()
             })
-            .collect()
-    };
-    let (va, vb) = (verdicts(&a), verdicts(&b));
-    assert_eq!(va, vb);
-    let areas: std::collections::BTreeSet<&str> = va.iter().map(|v| v.2.as_str()).collect();
+            .collect();
+        let junit = std::fs::read_to_string(out_dir.join("junit.xml")).unwrap();
+        let names: Vec<&str> = junit
+            .match_indices("<testcase name=\"")
+            .map(|(at, m)| {
+                let rest = &junit[at + m.len()..];
+                &rest[..rest.find('"').unwrap_or(0)]
+            })
+            .collect();
+        assert_eq!(
+            names.len(),
+            cases.len(),
+            "{name}: junit.xml lists every case"
+        );
+        let names: Vec<String> = names.into_iter().map(String::from).collect();
+        seen.push((name, summary(&out_dir), verdicts, names, cases));
+    }
+    let (_, sa, va, ja, cases) = &seen[0];
+    assert!(sa["passed"].as_u64().unwrap() > 100, "{sa}");
+    for (name, sb, vb, jb, _) in &seen[1..] {
+        assert_eq!(sa, sb, "{name}");
+        assert_eq!(va, vb, "{name}: every case's report entry");
+        assert_eq!(ja, jb, "{name}: junit.xml order");
+    }
+    let areas: std::collections::BTreeSet<&str> = cases
+        .iter()
+        .map(|c| c["area"].as_str().unwrap_or(""))
+        .collect();
     assert!(areas.len() >= 8, "the slice holds only the areas {areas:?}");
-    assert!(b.join("junit.xml").exists());
 }
 
 #[test]

@@ -16,9 +16,10 @@ use skillspec_runner::reports;
 
 /// `case` run alone through the runner's one suite loop, against a fresh reference.
 fn run_alone(case: &Case, opts: &RunOptions) -> CaseOutcome {
-    let mut start =
-        || -> Result<Box<dyn Implementation>, ImplError> { Ok(Box::new(Reference::default())) };
-    let mut outcome = run_suite(&[case], &mut start, opts, &Policy::default(), &mut ());
+    let start = |_worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
+        Ok(Box::new(Reference::default()))
+    };
+    let mut outcome = run_suite(&[case], &start, opts, &Policy::default(), &mut ());
     outcome.results.remove(0)
 }
 

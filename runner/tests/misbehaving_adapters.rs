@@ -699,33 +699,55 @@ fn shutdown_is_stop_then_sigterm_then_sigkill() {
 #[test]
 fn sigint_and_sigterm_stop_the_adapter_group_and_remove_case_roots() {
     use rustix::process::Signal;
+    // With two workers: both adapter processes are in a case, each with a child and a case root
+    // of its own, when the signal arrives; none of them is left.
     for (signal, code) in [(Signal::TERM, 143), (Signal::INT, 130)] {
-        let s = Setup::new(&[("one", tools_case("adapter.one"))]);
+        let s = Setup::new(&[
+            ("one", tools_case("adapter.one")),
+            ("two", tools_case("adapter.two")),
+        ]);
         let pids = s.path("pids");
         let runner = s.spawn(
             &adapter(&format!("hangs_with_child.py {}", pids.display())),
-            &[],
+            &["--jobs", "2"],
         );
+        let pid_files = || -> Vec<std::path::PathBuf> {
+            let prefix = format!("{}.", pids.display());
+            std::fs::read_dir(s.path(""))
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    let p = p.display().to_string();
+                    p.starts_with(&prefix) && !p.ends_with(".tmp")
+                })
+                .collect()
+        };
         let deadline = Instant::now() + Duration::from_secs(20);
-        while !pids.exists() {
+        while pid_files().len() < 2 {
             assert!(
                 Instant::now() < deadline,
-                "the adapter never reached the case"
+                "both adapters never reached their cases"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
         let roots = std::fs::read_dir(s.path("tmp")).unwrap().count();
-        assert_eq!(roots, 1, "the case root exists while the case runs");
+        assert_eq!(
+            roots, 2,
+            "each worker's case root exists while its case runs"
+        );
         let before = Instant::now();
         runner.signal(signal);
         let o = s.finish(runner, Duration::from_secs(30));
         o.check(code, Duration::from_secs(60));
         assert!(before.elapsed() < MARGIN, "{:?}", before.elapsed());
         assert!(o.text.contains("interrupted by SIG"), "{}", o.text);
-        let text = std::fs::read_to_string(&pids).unwrap();
-        for pid in text.split_whitespace() {
-            let pid: i32 = pid.parse().unwrap();
-            assert!(gone(pid), "process {pid} of the adapter group survived");
+        for file in pid_files() {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for pid in text.split_whitespace() {
+                let pid: i32 = pid.parse().unwrap();
+                assert!(gone(pid), "process {pid} of an adapter group survived");
+            }
         }
     }
 }
@@ -734,9 +756,18 @@ fn sigint_and_sigterm_stop_the_adapter_group_and_remove_case_roots() {
 /// run, and the process is killed (it is not left for the next case or the machine).
 #[test]
 fn a_process_left_behind_fails_the_case() {
-    let s = Setup::new(&[("leak", tools_case("adapter.leak"))]);
-    let o = s.run(&adapter("leaks_a_helper.py"), &[], Duration::from_secs(60));
+    // Two adapter processes side by side: the process is its case's alone, not its neighbour's.
+    let s = Setup::new(&[
+        ("clean", tools_case("adapter.clean")),
+        ("leak", tools_case("adapter.leak")),
+    ]);
+    let o = s.run(
+        &adapter("leaks_a_helper.py"),
+        &["--jobs", "2"],
+        Duration::from_secs(60),
+    );
     o.check(1, MARGIN);
+    assert_eq!(o.case("adapter.clean")["status"], "pass");
     let case = o.case("adapter.leak");
     assert_eq!(case["status"], "fail", "{case}");
     let mismatch = &case["mismatches"][0];

@@ -132,6 +132,17 @@ pub struct Case {
     /// What in the tree could make a runtime hang: then a step left unanswered is unsafe
     /// (`unbounded`) rather than an error.
     pub bounded: Option<String>,
+    /// `alone: true`: see [`Case::runs_alone`].
+    pub alone: bool,
+}
+
+impl Case {
+    /// Whether the case runs with no other case beside it under `run --jobs N` (it says
+    /// `alone: true`): for a case whose verdict a loaded machine could turn either way. The
+    /// suite's timing cases do not need it (spec-cases/README.md, "Cases that measure time").
+    pub fn runs_alone(&self) -> bool {
+        self.alone
+    }
 }
 
 #[derive(Deserialize)]
@@ -152,6 +163,8 @@ struct RawCase {
     canaries: Option<Spanned<Value>>,
     #[serde(default)]
     bounded: Option<Spanned<String>>,
+    #[serde(default)]
+    alone: bool,
     steps: Vec<Spanned<Value>>,
 }
 
@@ -239,6 +252,7 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         area: area.to_owned(),
         canaries,
         bounded,
+        alone: raw.alone,
     })
 }
 

@@ -1,5 +1,5 @@
 //! A case's configuration rendered for one run: the placeholders of its raw strings (`{root}`,
-//! `{sha256:PATH}`, `{root_from_cwd}`) replaced, its paths made absolute in the case root, and
+//! `{sha256:PATH}`, `{root_relative}`) replaced, its paths made absolute in the case root, and
 //! the result as the protocol's [`WireConfig`]. The loader uses [`hashed_paths`] to check, when
 //! a case loads, that every hashed path is a regular file of its tree.
 //!
@@ -24,7 +24,7 @@ pub enum TemplateError {
     BadPath(String),
     /// A file of the case root that cannot be hashed.
     Hash { path: String, why: HashError },
-    /// `{root_from_cwd}` where the case root has no relative path from the working directory.
+    /// `{root_relative}` where the case root has no absolute path to build it from.
     NotRelative,
 }
 
@@ -35,7 +35,7 @@ impl fmt::Display for TemplateError {
             TemplateError::BadPath(why) => f.write_str(why),
             TemplateError::Hash { path, why } => write!(f, "cannot hash `{path}`: {why}"),
             TemplateError::NotRelative => {
-                f.write_str("cannot express the case root relative to the working directory")
+                f.write_str("cannot express the case root as a relative path")
             }
         }
     }
@@ -199,8 +199,8 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
             SkillsRoot::Unset => None,
             SkillsRoot::InCase(r) => Some(abs(r)),
             SkillsRoot::AsWritten(text) => Some(substitute(text, root)?.replace(
-                "{root_from_cwd}",
-                &relative_from_cwd(root).ok_or(TemplateError::NotRelative)?,
+                "{root_relative}",
+                &relative_from_anywhere(root).ok_or(TemplateError::NotRelative)?,
             )),
         },
         script_allowlist,
@@ -233,28 +233,52 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
     })
 }
 
-/// The case root as a relative path from the runner's working directory (which the in-process
-/// reference shares, and in which adapters are started).
-fn relative_from_cwd(root: &Path) -> Option<String> {
-    let cwd = std::env::current_dir().ok()?.canonicalize().ok()?;
-    let common = cwd
-        .components()
-        .zip(root.components())
-        .take_while(|(a, b)| a == b)
-        .count();
+/// How many `..` a `{root_relative}` path climbs: more than any working directory or runtime
+/// home is deep, so the path reaches `/` from all of them (`..` at `/` stays at `/`).
+const CLIMB: usize = 48;
+
+/// The case root as a relative path that leads to it from any directory less than [`CLIMB`]
+/// levels deep: `../` to `/`, then the root's absolute path without its leading `/`. Where a
+/// runtime resolves a relative setting (its working directory, its own home, its config file's
+/// directory), it reaches the case root, so whether it opens the path does not depend on where
+/// the runner, the runtime or its temporary directories happen to sit on this machine.
+fn relative_from_anywhere(root: &Path) -> Option<String> {
+    let root = root.canonicalize().ok()?;
+    let below = root.strip_prefix("/").ok()?;
     let mut rel = PathBuf::new();
-    for _ in cwd.components().skip(common) {
+    for _ in 0..CLIMB {
         rel.push("..");
     }
-    for c in root.components().skip(common) {
-        rel.push(c);
-    }
+    rel.push(below);
     Some(rel.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn root_relative_leads_to_the_root_from_anywhere() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b/c")).unwrap();
+        std::fs::write(dir.path().join("a/marker"), b"m").unwrap();
+        let root = dir.path().join("a");
+        let rel = relative_from_anywhere(&root).unwrap();
+        assert!(Path::new(&rel).is_relative(), "{rel}");
+        for base in [
+            Path::new("/"),
+            Path::new("/tmp"),
+            dir.path(),
+            &dir.path().join("a/b/c"),
+        ] {
+            assert_eq!(
+                std::fs::read(base.join(&rel).join("marker")).unwrap(),
+                b"m",
+                "from {}",
+                base.display()
+            );
+        }
+    }
 
     #[test]
     fn substitution() {

@@ -177,6 +177,11 @@ pub struct RunArgs {
     /// its id), for splitting a run across a CI matrix; `report merge` joins the slices.
     #[arg(long, value_name = "K/N")]
     pub partition: Option<Partition>,
+    /// Run N cases side by side: N workers in-process, or N adapter processes, each given whole
+    /// cases (default: the number of CPUs; 1 runs them one after another). Cases that measure
+    /// time run alone; reports are in suite order, as with --jobs 1.
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub jobs: Option<u16>,
 }
 
 // The options of `mutants` (its help is the doc comment of `Command::Mutants`).

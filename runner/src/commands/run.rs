@@ -14,7 +14,7 @@ use crate::execution::plan::{self, Plan};
 use crate::execution::python;
 use crate::execution::run::MAX_FUTILE_RESTARTS;
 use crate::execution::{run_suite, CaseOutcome, Observer, Policy, RunOptions, Status};
-use crate::implementations::adapter::Adapter;
+use crate::implementations::adapter::{Adapter, Record};
 use crate::implementations::reference::Reference;
 use crate::implementations::{ImplError, Implementation};
 use crate::protocol::ImplInfo;
@@ -76,27 +76,32 @@ pub fn run(args: RunArgs) -> ExitCode {
         fixtures: fixtures.path().to_path_buf(),
         python,
     };
-    let mut record = match (&args.adapter, &args.record) {
+    let record = match (&args.adapter, &args.record) {
         (Some(_), Some(path)) => match std::fs::File::create(path) {
-            Ok(f) => Some(f),
+            Ok(f) => Some(Record::new(f)),
             Err(e) => return usage_error(format!("cannot create {}: {e}", path.display())),
         },
         _ => None,
     };
     let timeout = Duration::from_secs(args.step_timeout.max(1));
     let adapter = args.adapter.clone();
-    let mut start = move || -> Result<Box<dyn Implementation>, ImplError> {
+    let start = move |worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
         Ok(match &adapter {
             None => Box::new(Reference::default()),
-            Some(cmd) => Box::new(Adapter::spawn(cmd, timeout, record.take())?),
+            Some(cmd) => Box::new(Adapter::spawn(
+                cmd,
+                timeout,
+                record.as_ref().map(|r| r.for_worker(worker)),
+            )?),
         })
     };
     let policy = Policy {
         futile_restarts: Some(MAX_FUTILE_RESTARTS),
+        jobs: args.jobs.map_or_else(default_jobs, usize::from),
         ..Policy::default()
     };
     let mut terminal = Terminal::new(&args, &plan);
-    let outcome = run_suite(&plan.cases, &mut start, &opts, &policy, &mut terminal);
+    let outcome = run_suite(&plan.cases, &start, &opts, &policy, &mut terminal);
     if let Some(e) = &outcome.not_started {
         let fault = e.clone().into_fault();
         eprintln!(
@@ -105,7 +110,7 @@ pub fn run(args: RunArgs) -> ExitCode {
             visible(reports::describe_fault(&fault, "  ").trim_end())
         );
     } else {
-        terminal.close();
+        terminal.close(&outcome.results);
     }
     let run_report = RunReport {
         implementation: outcome.info,
@@ -131,8 +136,8 @@ struct Terminal<'a> {
     plan: &'a Plan<'a>,
     /// Marks printed on the current line.
     column: usize,
-    /// The details printed after the marks.
-    details: Vec<String>,
+    /// The details printed after the marks, with each case's position (printed in suite order).
+    details: Vec<(usize, String)>,
 }
 
 impl<'a> Terminal<'a> {
@@ -145,21 +150,32 @@ impl<'a> Terminal<'a> {
         }
     }
 
-    /// Ends the line of marks and prints the details.
-    fn close(&mut self) {
+    /// Ends the line of marks and prints the details, in suite order, of the cases the run
+    /// reports (`results`: a stopped run reports a case another worker had started after the stop
+    /// as NOT RUN).
+    fn close(&mut self, results: &[CaseOutcome]) {
         if self.column != 0 {
             println!();
         }
-        for d in &self.details {
+        self.details.sort_by_key(|(position, _)| *position);
+        let reported = |p: usize| results.get(p).is_some_and(|o| o.status != Status::NotRun);
+        for (_, d) in self.details.iter().filter(|(p, _)| reported(*p)) {
             println!("\n{}", d.trim_end());
         }
     }
 }
 
 impl Observer for Terminal<'_> {
-    fn started(&mut self, info: &ImplInfo) {
+    fn started(&mut self, info: &ImplInfo, workers: usize) {
+        let side_by_side = match workers {
+            1 if self.args.jobs.is_some_and(|j| j > 1) => {
+                " (one at a time: the adapter says it cannot run twice side by side)".to_owned()
+            }
+            1 => String::new(),
+            n => format!(" on {n} workers"),
+        };
         println!(
-            "running {} case(s) from {} against {}",
+            "running {} case(s) from {} against {}{side_by_side}",
             self.plan.cases.len(),
             one_line(&crate::suite::describe_source(self.args.cases.as_deref())),
             one_line(&format!("{} {}", info.name, info.version))
@@ -172,7 +188,14 @@ impl Observer for Terminal<'_> {
         }
     }
 
-    fn case_finished(&mut self, _position: usize, case: &Case, outcome: &CaseOutcome) {
+    fn worker_lost(&mut self, worker: usize, error: &ImplError) {
+        eprintln!(
+            "skillspec: worker {worker}'s adapter could not start, the other workers run its cases: {}",
+            one_line(&error.message())
+        );
+    }
+
+    fn case_finished(&mut self, position: usize, case: &Case, outcome: &CaseOutcome) {
         let report_case = ReportCase::from(case);
         if self.args.verbose {
             print!("{}", reports::describe(&report_case, outcome));
@@ -193,11 +216,17 @@ impl Observer for Terminal<'_> {
             }
             let known = self.plan.known_failures.contains(&case.id);
             if reports::Verdict::of(&outcome.status, known).is_bad() {
-                self.details.push(reports::describe(&report_case, outcome));
+                self.details
+                    .push((position, reports::describe(&report_case, outcome)));
             }
         }
         let _ = std::io::stdout().flush();
     }
+}
+
+/// `--jobs` left out: one worker per CPU.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Prints the summary, writes the reports and picks the exit code.

@@ -869,7 +869,7 @@ mod tests {
         );
         let allow = "requires: [tool-allowlist]\nconfig: {tool_allowlist: []}\n";
         assert_eq!(kind(&case(allow), &WireStep::Tools), removed);
-        let relative = "config: {skills_root_as_written: \"{root_from_cwd}/skills\"}\n";
+        let relative = "config: {skills_root_as_written: \"{root_relative}/skills\"}\n";
         assert_eq!(
             kind(&case(relative), &WireStep::Tools),
             MismatchKind::Permissive

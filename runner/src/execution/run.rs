@@ -1,21 +1,30 @@
 //! The one loop that runs a suite: [`run_suite`]. `skillspec run`, `skillspec smoke`, the
 //! `mutants` workers and the repository's conformance test all call it.
 //!
-//! It starts the implementation ([`Factory`]), runs the cases in order ([`super::run_case`]),
-//! tells an [`Observer`] what happens (started, each case started and finished, a restart after
-//! a breakage, a failure that did not reproduce), and owns the policies every caller shares ([`Policy`]): a failure run
-//! again before it counts, the stop after too many failures, and the stop when a broken adapter
-//! keeps breaking after its restarts (an adapter starts a fresh process at the next case by
-//! itself; here the futile restarts are counted). When a run stops early, its remaining cases are
-//! NOT RUN, and [`SuiteOutcome::stopped`] says why; an implementation that never started leaves
-//! every case NOT RUN. The outcomes come back in the order of the cases given.
+//! It starts the implementation ([`Factory`]), runs the cases ([`super::run_case`]) on
+//! [`Policy::jobs`] workers, tells an [`Observer`] what happens (started, each case started and
+//! finished, a restart after a breakage, a failure that did not reproduce, a worker whose
+//! implementation would not start), and owns the policies every caller shares ([`Policy`]): a
+//! failure run again before it counts, the stop after too many failures, and the stop when a
+//! broken adapter keeps breaking after its restarts (an adapter starts a fresh process at the next
+//! case by itself; here the futile restarts are counted). When a run stops early, the cases not
+//! yet started are NOT RUN, and [`SuiteOutcome::stopped`] says why; an implementation that never
+//! started leaves every case NOT RUN. The outcomes come back in the order of the cases given.
 //!
-//! Cases are independent (each gets a fresh runtime over a fresh root), so this loop is also the
-//! one a parallel run (`run --jobs N`) would split: a factory per worker, whole cases handed to
-//! each, outcomes reported in suite order.
+//! Side by side (`run --jobs N`): cases are independent (each gets a fresh runtime over a fresh
+//! root), so each worker is a thread with an implementation of its own (in-process: a reference;
+//! with `--adapter`: an adapter process), taking whole cases from one queue ([`Queue`]). Worker 0
+//! starts first; the others start once its handshake says the implementation may run twice at
+//! once ([`ImplInfo::runs_side_by_side`]). A case that measures time ([`Case::runs_alone`]) runs
+//! with no other case beside it, after the others. The observer hears of cases as they start and
+//! end; the stop policies are decided in suite order, so `--jobs 1` and `--jobs N` stop at the
+//! same case and report the same: a case after it is NOT RUN even where another worker had already
+//! started it. With one worker, the cases run in the order given, exactly as a serial loop would.
 //!
 //! Clauses: SPEC.md "How verdicts are judged" (NOT RUN, a broken implementation).
 
+use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::cases::Case;
@@ -28,37 +37,43 @@ use crate::protocol::ImplInfo;
 /// again before completing a case) before `run` stops.
 pub const MAX_FUTILE_RESTARTS: usize = 3;
 
-/// Where a run's implementation comes from.
-pub trait Factory {
-    /// A started implementation (an adapter after its handshake).
-    fn start(&mut self) -> Result<Box<dyn Implementation>, ImplError>;
+/// Where a run's implementations come from: one per worker, each started on its worker's own
+/// thread and used there only.
+pub trait Factory: Sync {
+    /// A started implementation for worker `worker` (0-based; an adapter after its handshake).
+    fn start(&self, worker: usize) -> Result<Box<dyn Implementation>, ImplError>;
 }
 
 impl<F> Factory for F
 where
-    F: FnMut() -> Result<Box<dyn Implementation>, ImplError>,
+    F: Fn(usize) -> Result<Box<dyn Implementation>, ImplError> + Sync,
 {
-    fn start(&mut self) -> Result<Box<dyn Implementation>, ImplError> {
-        self()
+    fn start(&self, worker: usize) -> Result<Box<dyn Implementation>, ImplError> {
+        self(worker)
     }
 }
 
-/// What a caller is told while the suite runs. Every method has a default that does nothing.
+/// What a caller is told while the suite runs, on the caller's own thread. Every method has a
+/// default that does nothing. With several workers, cases start and end in any order; each call
+/// names the case's position in the order given.
 pub trait Observer {
-    /// The implementation started; cases follow.
-    fn started(&mut self, _info: &ImplInfo) {}
+    /// The implementation started (worker 0's handshake); cases follow on `workers` workers.
+    fn started(&mut self, _info: &ImplInfo, _workers: usize) {}
     /// Case `position` (0-based, in the order given) is about to run.
     fn case_started(&mut self, _position: usize, _case: &Case) {}
-    /// Case `position` is about to run while the implementation is broken (it broke in an
-    /// earlier case and has not completed one since): if the case is sent, the implementation
-    /// starts again for it (an adapter spawns a fresh process and repeats the handshake).
+    /// Case `position` is about to run on a worker whose implementation is broken (it broke in
+    /// that worker's previous case): if the case is sent, the implementation starts again for it
+    /// (an adapter spawns a fresh process and repeats the handshake).
     fn restarting(&mut self, _position: usize, _case: &Case) {}
     /// Case `position` failed once and passed when run again ([`Policy::retry_failures`]).
     fn case_flaky(&mut self, _position: usize, _case: &Case) {}
     /// Case `position` ended.
     fn case_finished(&mut self, _position: usize, _case: &Case, _outcome: &CaseOutcome) {}
-    /// Asked after each case that is not the last: `Some(reason)` stops the run (the remaining
-    /// cases are NOT RUN, and the reason is [`Stopped::reason`]).
+    /// Worker `worker` (not the first) could not start its implementation: the other workers
+    /// run its share of the cases.
+    fn worker_lost(&mut self, _worker: usize, _error: &ImplError) {}
+    /// Asked after each case that is not the last, in the order given: `Some(reason)` stops the
+    /// run (the cases not started yet are NOT RUN, and the reason is [`Stopped::reason`]).
     fn stop(&mut self) -> Option<String> {
         None
     }
@@ -67,7 +82,8 @@ pub trait Observer {
 /// The observer that wants to know nothing.
 impl Observer for () {}
 
-/// How a run goes on when cases fail or break the implementation.
+/// How a run is spread over workers, and how it goes on when cases fail or break the
+/// implementation.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Policy {
     /// Stop when this many cases in a row broke the implementation after the first breakage
@@ -78,6 +94,8 @@ pub struct Policy {
     pub retry_failures: bool,
     /// Stop after this many failed or errored cases (0: never).
     pub stop_after_failures: usize,
+    /// Workers running cases side by side (`run --jobs N`); 0 and 1 both mean one.
+    pub jobs: usize,
 }
 
 /// Why a run stopped early (its remaining cases are NOT RUN).
@@ -101,6 +119,8 @@ pub struct SuiteOutcome {
     pub stopped: Option<Stopped>,
     /// The implementation never started: why.
     pub not_started: Option<ImplError>,
+    /// The workers that ran cases.
+    pub workers: usize,
 }
 
 /// The outcome of a case the run did not reach.
@@ -111,72 +131,158 @@ pub fn not_run() -> CaseOutcome {
     }
 }
 
-/// Runs `cases` in order against the implementation `factory` starts. Case `i` is sent with
-/// `seq` i + 1. The implementation is finished (an adapter stopped the documented way) before
-/// this returns.
-pub fn run_suite(
-    cases: &[&Case],
-    factory: &mut dyn Factory,
-    opts: &RunOptions,
-    policy: &Policy,
-    observer: &mut dyn Observer,
-) -> SuiteOutcome {
-    let mut imp = match factory.start() {
-        Ok(imp) => imp,
-        Err(e) => {
-            return SuiteOutcome {
-                info: ImplInfo::default(),
-                results: cases.iter().map(|_| not_run()).collect(),
-                stopped: Some(Stopped {
-                    reason: "the adapter could not start, so no case was run".into(),
-                    fault: Some(e.clone().into_fault()),
-                }),
-                not_started: Some(e),
+/// What a worker tells the caller's thread.
+enum Event {
+    /// Worker 0's implementation started.
+    Started(ImplInfo),
+    /// Worker 0's implementation could not start: nothing runs.
+    NotStarted(ImplError),
+    /// A later worker's implementation could not start.
+    Lost(usize, ImplError),
+    Restarting(usize),
+    Begun(usize),
+    Flaky(usize),
+    Done(usize, CaseOutcome),
+}
+
+/// The cases waiting for a worker: in the order given, except that with several workers the
+/// cases that run alone come last. A case that runs alone is handed out only when no case runs,
+/// and no case is handed out while it runs.
+struct Queue {
+    order: Vec<usize>,
+    alone: Vec<bool>,
+    state: Mutex<QueueState>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct QueueState {
+    /// The next entry of `order` to hand out.
+    next: usize,
+    /// Cases handed out and not finished.
+    running: usize,
+    /// One of them runs alone.
+    alone_running: bool,
+    /// The run stopped: nothing more is handed out.
+    closed: bool,
+}
+
+impl Queue {
+    fn new(cases: &[&Case], workers: usize) -> Queue {
+        let alone: Vec<bool> = cases.iter().map(|c| c.runs_alone()).collect();
+        let mut order: Vec<usize> = (0..cases.len()).collect();
+        if workers > 1 {
+            // Stable: the shared cases first, in order, then the ones that run alone.
+            order.sort_by_key(|&i| alone[i]);
+        }
+        Queue {
+            order,
+            alone,
+            state: Mutex::new(QueueState::default()),
+            wake: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The next case for a worker, waiting while the case it must run beside cannot start;
+    /// `None` when there is none left or the run stopped.
+    fn take(&self) -> Option<usize> {
+        let mut state = self.lock();
+        loop {
+            if state.closed || state.next == self.order.len() {
+                return None;
+            }
+            let position = self.order[state.next];
+            let alone = self.alone[position];
+            let free = if alone {
+                state.running == 0
+            } else {
+                !state.alone_running
             };
+            if free {
+                state.next += 1;
+                state.running += 1;
+                state.alone_running = alone;
+                return Some(position);
+            }
+            state = self.wake.wait(state).unwrap_or_else(|p| p.into_inner());
         }
-    };
-    let info = imp.info().clone();
-    observer.started(&info);
-    let mut results = Vec::with_capacity(cases.len());
-    // Cases in a row that broke the adapter: the first breakage, then each futile restart.
-    let mut broken_in_a_row = 0;
-    let mut failures = 0;
-    let mut stopped = None;
-    for (i, case) in cases.iter().enumerate() {
-        if stopped.is_some() {
-            results.push(not_run());
-            continue;
+    }
+
+    /// A case handed out has ended.
+    fn done(&self) {
+        let mut state = self.lock();
+        state.running -= 1;
+        state.alone_running = false;
+        self.wake.notify_all();
+    }
+
+    /// Nothing more is handed out.
+    fn close(&self) {
+        self.lock().closed = true;
+        self.wake.notify_all();
+    }
+}
+
+/// The run's account in the order of the cases: outcomes as they arrive, and the stop policies
+/// applied to the longest prefix that has ended.
+struct InOrder {
+    results: Vec<Option<CaseOutcome>>,
+    /// Every case before this one has ended and was weighed.
+    cursor: usize,
+    /// Cases in a row that broke the adapter: the first breakage, then each futile restart.
+    broken_in_a_row: usize,
+    failures: usize,
+    stopped: Option<Stopped>,
+}
+
+impl InOrder {
+    /// Weighs the cases that have ended in order since the last call; returns whether the run
+    /// stops now.
+    fn advance(&mut self, policy: &Policy, observer: &mut dyn Observer) -> bool {
+        let total = self.results.len();
+        while self.stopped.is_none() && self.cursor < total {
+            let Some(outcome) = &self.results[self.cursor] else {
+                return false;
+            };
+            if outcome.status.is_broken() {
+                self.broken_in_a_row += 1;
+            } else if outcome.status.was_sent() {
+                self.broken_in_a_row = 0;
+            }
+            self.failures += usize::from(matches!(
+                outcome.status,
+                Status::Fail(_) | Status::Error { .. }
+            ));
+            self.cursor += 1;
+            let left = total - self.cursor;
+            if left == 0 {
+                break;
+            }
+            self.stopped = self.stop_now(left, policy, observer);
+            if self.stopped.is_some() {
+                return true;
+            }
         }
-        if broken_in_a_row > 0 {
-            observer.restarting(i, case);
-        }
-        observer.case_started(i, case);
-        let outcome = run_one(case, imp.as_mut(), opts, i as u64 + 1, policy, || {
-            observer.case_flaky(i, case)
-        });
-        if outcome.status.is_broken() {
-            broken_in_a_row += 1;
-        } else if outcome.status.was_sent() {
-            broken_in_a_row = 0;
-        }
-        failures += usize::from(matches!(
-            outcome.status,
-            Status::Fail(_) | Status::Error { .. }
-        ));
-        observer.case_finished(i, case, &outcome);
-        results.push(outcome);
-        let left = cases.len() - i - 1;
-        if left == 0 {
-            continue;
-        }
-        stopped = if policy
-            .futile_restarts
-            .is_some_and(|max| broken_in_a_row > max)
-        {
+        false
+    }
+
+    fn stop_now(
+        &self,
+        left: usize,
+        policy: &Policy,
+        observer: &mut dyn Observer,
+    ) -> Option<Stopped> {
+        let broken = self.broken_in_a_row;
+        let failures = self.failures;
+        if policy.futile_restarts.is_some_and(|max| broken > max) {
             Some(Stopped {
                 reason: format!(
-                    "the adapter broke in {broken_in_a_row} cases in a row: it was restarted {} times and broke again each time before completing a case, so the run stopped; the remaining {left} case(s) were not run",
-                    broken_in_a_row - 1,
+                    "the adapter broke in {broken} cases in a row: it was restarted {} times and broke again each time before completing a case, so the run stopped; the remaining {left} case(s) were not run",
+                    broken - 1,
                 ),
                 fault: None,
             })
@@ -192,17 +298,153 @@ pub fn run_suite(
                 reason,
                 fault: None,
             })
+        }
+    }
+}
+
+/// Runs `cases` against the implementations `factory` starts, on [`Policy::jobs`] workers.
+/// Case `i` is sent with `seq` i + 1. Every implementation is finished (an adapter stopped the
+/// documented way) before this returns.
+pub fn run_suite(
+    cases: &[&Case],
+    factory: &dyn Factory,
+    opts: &RunOptions,
+    policy: &Policy,
+    observer: &mut dyn Observer,
+) -> SuiteOutcome {
+    let jobs = policy.jobs.clamp(1, cases.len().max(1));
+    let queue = Queue::new(cases, jobs);
+    let mut account = InOrder {
+        results: cases.iter().map(|_| None).collect(),
+        cursor: 0,
+        broken_in_a_row: 0,
+        failures: 0,
+        stopped: None,
+    };
+    let mut info = None;
+    let mut not_started = None;
+    let mut workers = 0;
+    let (tx, rx) = mpsc::channel::<Event>();
+    std::thread::scope(|scope| {
+        let spawn = |worker: usize, tx: mpsc::Sender<Event>| {
+            let queue = &queue;
+            scope.spawn(move || work(worker, factory, queue, cases, opts, policy, &tx));
+        };
+        spawn(0, tx.clone());
+        workers = 1;
+        // Dropped once the others are spawned, so that the loop below ends with the last worker.
+        let mut tx = Some(tx);
+        for event in &rx {
+            match event {
+                Event::Started(i) => {
+                    if i.runs_side_by_side() {
+                        workers = jobs;
+                    }
+                    observer.started(&i, workers);
+                    if let Some(tx) = tx.take() {
+                        for worker in 1..workers {
+                            spawn(worker, tx.clone());
+                        }
+                    }
+                    info = Some(i);
+                }
+                Event::NotStarted(e) => {
+                    tx = None;
+                    not_started = Some(e);
+                }
+                Event::Lost(worker, e) => observer.worker_lost(worker, &e),
+                Event::Restarting(i) => observer.restarting(i, cases[i]),
+                Event::Begun(i) => observer.case_started(i, cases[i]),
+                Event::Flaky(i) => observer.case_flaky(i, cases[i]),
+                Event::Done(i, outcome) => {
+                    observer.case_finished(i, cases[i], &outcome);
+                    account.results[i] = Some(outcome);
+                    if account.advance(policy, observer) {
+                        queue.close();
+                    }
+                }
+            }
+        }
+    });
+    if let Some(e) = not_started {
+        return SuiteOutcome {
+            info: ImplInfo::default(),
+            results: cases.iter().map(|_| not_run()).collect(),
+            stopped: Some(Stopped {
+                reason: "the adapter could not start, so no case was run".into(),
+                fault: Some(e.clone().into_fault()),
+            }),
+            not_started: Some(e),
+            workers: 0,
         };
     }
-    // Stop the adapter (stop, SIGTERM, SIGKILL) before reporting.
-    imp.finish();
-    drop(imp);
+    // A stopped run reports what `--jobs 1` would: the cases after the one it stopped at are
+    // NOT RUN, even where another worker had already started them.
+    let weighed = if account.stopped.is_some() {
+        account.cursor
+    } else {
+        cases.len()
+    };
     SuiteOutcome {
-        info,
-        results,
-        stopped,
+        info: info.unwrap_or_default(),
+        results: account
+            .results
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| o.filter(|_| i < weighed).unwrap_or_else(not_run))
+            .collect(),
+        stopped: account.stopped,
         not_started: None,
+        workers,
     }
+}
+
+/// One worker: its own implementation, whole cases from the queue until none is left, then the
+/// implementation finished (an adapter stopped the documented way).
+fn work(
+    worker: usize,
+    factory: &dyn Factory,
+    queue: &Queue,
+    cases: &[&Case],
+    opts: &RunOptions,
+    policy: &Policy,
+    tx: &mpsc::Sender<Event>,
+) {
+    // A send fails only when the caller's thread is gone, which `thread::scope` rules out.
+    let mut imp = match factory.start(worker) {
+        Ok(imp) => imp,
+        Err(e) => {
+            if worker == 0 {
+                queue.close();
+                let _ = tx.send(Event::NotStarted(e));
+            } else {
+                let _ = tx.send(Event::Lost(worker, e));
+            }
+            return;
+        }
+    };
+    if worker == 0 {
+        let _ = tx.send(Event::Started(imp.info().clone()));
+    }
+    let mut broken = false;
+    while let Some(i) = queue.take() {
+        if broken {
+            let _ = tx.send(Event::Restarting(i));
+        }
+        let _ = tx.send(Event::Begun(i));
+        let outcome = run_one(cases[i], imp.as_mut(), opts, i as u64 + 1, policy, || {
+            let _ = tx.send(Event::Flaky(i));
+        });
+        if outcome.status.is_broken() {
+            broken = true;
+        } else if outcome.status.was_sent() {
+            broken = false;
+        }
+        queue.done();
+        let _ = tx.send(Event::Done(i, outcome));
+    }
+    // Stop the adapter (stop, SIGTERM, SIGKILL) before the run reports.
+    imp.finish();
 }
 
 /// One case, run again when it failed and the policy says so.

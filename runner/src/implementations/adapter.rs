@@ -109,6 +109,43 @@ pub trait Inspector: Send {
     fn stopped(&mut self, _how: Shutdown, _late: Option<String>) {}
 }
 
+/// The `--record` log of a run: one file shared by every adapter process of the run, each line
+/// one message, tagged with the worker whose adapter sent or received it (lines of different
+/// workers interleave; each worker's own lines keep their order).
+#[derive(Clone)]
+pub struct Record {
+    file: std::sync::Arc<std::sync::Mutex<std::fs::File>>,
+    worker: usize,
+}
+
+impl Record {
+    /// The log in `file`, for worker 0.
+    pub fn new(file: std::fs::File) -> Record {
+        Record {
+            file: std::sync::Arc::new(std::sync::Mutex::new(file)),
+            worker: 0,
+        }
+    }
+
+    /// The same log, for the adapter of worker `worker`.
+    pub fn for_worker(&self, worker: usize) -> Record {
+        Record {
+            file: self.file.clone(),
+            worker,
+        }
+    }
+
+    fn log(&self, direction: &str, line: &[u8]) {
+        let text = String::from_utf8_lossy(line);
+        let message: Value =
+            serde_json::from_str(&text).unwrap_or_else(|_| Value::from(text.as_ref()));
+        let entry =
+            serde_json::json!({"worker": self.worker, "direction": direction, "message": message});
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = writeln!(file, "{entry}");
+    }
+}
+
 /// An implementation reached through the adapter protocol.
 pub struct Adapter {
     command: String,
@@ -121,18 +158,18 @@ pub struct Adapter {
     /// case is then refused with it, and none is sent (PROTOCOL.md, "Refusals").
     refused_start: Option<String>,
     /// Where every message sent and received is logged (`--record`), one JSON object a line.
-    record: Option<std::fs::File>,
+    record: Option<Record>,
     /// `smoke`'s checks; with them the conversation is lenient.
     inspector: Option<Box<dyn Inspector>>,
 }
 
 impl Adapter {
     /// Starts `command` and performs the handshake. With `record`, every message in both
-    /// directions is appended there as `{"direction":"sent"|"received","message":..}`.
+    /// directions is appended there as `{"worker":N,"direction":"sent"|"received","message":..}`.
     pub fn spawn(
         command: &str,
         timeout: Duration,
-        record: Option<std::fs::File>,
+        record: Option<Record>,
     ) -> Result<Adapter, ImplError> {
         Adapter::spawn_inspected(command, timeout, record, None)
     }
@@ -141,7 +178,7 @@ impl Adapter {
     pub fn spawn_inspected(
         command: &str,
         timeout: Duration,
-        record: Option<std::fs::File>,
+        record: Option<Record>,
         inspector: Option<Box<dyn Inspector>>,
     ) -> Result<Adapter, ImplError> {
         let mut adapter = Adapter {
@@ -257,15 +294,8 @@ impl Adapter {
     }
 
     fn log(&mut self, direction: &str, line: &[u8]) {
-        if let Some(f) = &mut self.record {
-            let text = String::from_utf8_lossy(line);
-            let message: Value =
-                serde_json::from_str(&text).unwrap_or_else(|_| Value::from(text.as_ref()));
-            let _ = writeln!(
-                f,
-                "{}",
-                serde_json::json!({"direction": direction, "message": message})
-            );
+        if let Some(r) = &self.record {
+            r.log(direction, line);
         }
     }
 

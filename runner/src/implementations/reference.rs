@@ -114,6 +114,7 @@ impl Reference {
                 features,
                 unknown_features: Vec::new(),
                 process_per_case: false,
+                side_by_side: None,
                 tool_names: Default::default(),
             },
             runtime: None,

@@ -211,12 +211,24 @@ pub struct ImplInfo {
     /// module is first loaded): the runner stops it after each case and starts it again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub process_per_case: bool,
+    /// `Some(false)`: the adapter cannot run twice at once (state shared between its processes,
+    /// a fixed port or directory), so `run --jobs N` starts only one (PROTOCOL.md, "Running side
+    /// by side"). Absent means it can: see [`ImplInfo::runs_side_by_side`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_by_side: Option<bool>,
     /// The runtime's own name of each tool of the specification the adapter maps onto one of
     /// the runtime's tools (`{"skill_read_reference": "read_skill_resource"}`): prompt checks
     /// that name a mapped tool hold for its native name as well (PROTOCOL.md, "Mapping a
     /// runtime's own tools"). Checked by [`check_tool_names`].
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tool_names: BTreeMap<String, String>,
+}
+
+impl ImplInfo {
+    /// Whether several processes of this implementation may run cases at once.
+    pub fn runs_side_by_side(&self) -> bool {
+        self.side_by_side != Some(false)
+    }
 }
 
 /// Longest native tool name an adapter may declare in `tool_names` (bytes).
@@ -285,6 +297,8 @@ struct WireImplInfo {
     #[serde(default)]
     process_per_case: bool,
     #[serde(default)]
+    side_by_side: Option<bool>,
+    #[serde(default)]
     tool_names: BTreeMap<String, String>,
 }
 
@@ -301,6 +315,7 @@ impl TryFrom<WireImplInfo> for ImplInfo {
             features,
             unknown_features,
             process_per_case: w.process_per_case,
+            side_by_side: w.side_by_side,
             tool_names: w.tool_names,
         })
     }

@@ -1270,6 +1270,7 @@ mod tests {
                 features: Vec::new(),
                 unknown_features: Vec::new(),
                 process_per_case: false,
+                side_by_side: None,
                 tool_names: Default::default(),
             },
             cases_dir: "cases".into(),
