@@ -2,7 +2,7 @@
 //! built on them speak the protocol flawlessly under the real runner — every case PASS or FAIL,
 //! none ERROR, every message recorded valid against `protocol/*.schema.json` — also when the
 //! runtime prints to stdout from everywhere, a child process included, and when it asks for a
-//! process per case. Needs `python3` and `node` (Node 18 or later).
+//! process per case, and when it says it cannot run side by side. Needs `python3` and `node` (Node 18 or later).
 
 mod common;
 use common::{repo, schema};
@@ -218,5 +218,87 @@ await kit.serve({{
             .filter(|c| c["status"] == "pass" || c["status"] == "fail")
             .count();
         assert_eq!(starts, cases, "one process (one handshake) per case");
+    }
+}
+
+/// The kits' `side_by_side` (Python) / `sideBySide` (Node) reach the runner: at `--jobs 3` an
+/// adapter that says it cannot run twice at once gets one process (one handshake, every recorded
+/// line worker 0, and the header says why), and the same adapter saying nothing gets 3 workers.
+#[test]
+fn side_by_side_false_keeps_a_kit_adapter_on_one_process() {
+    let kit = repo().join("runner/adapters/kit");
+    let dir = tempfile::tempdir().unwrap();
+    let mut adapters = Vec::new();
+    for (alone, python_value, node_value) in [(true, "False", "false"), (false, "True", "true")] {
+        let python = dir.path().join(format!("alone-{alone}.py"));
+        std::fs::write(
+            &python,
+            format!(
+                "import sys\nsys.path.insert(0, {kit:?})\nimport skillspec_kit as kit\n\
+                 import example_runtime\n\n\
+                 class Alone(example_runtime.Adapter):\n    side_by_side = {python_value}\n\n\
+                 kit.serve(Alone())\n",
+                kit = kit.join("python").to_str().unwrap(),
+            ),
+        )
+        .unwrap();
+        adapters.push((format!("python3 {}", python.display()), alone));
+        let node = dir.path().join(format!("alone-{alone}.mjs"));
+        std::fs::write(
+            &node,
+            format!(
+                "import * as kit from {kit:?};\nawait kit.serve({{\n  name: 'alone-node', \
+                 version: '0', sideBySide: {node_value},\n  discover() {{ return []; }},\n  \
+                 tools() {{ return []; }},\n  prompt() {{ return {{ text: 'p', baseline: 'p' }}; \
+                 }},\n  newTurn() {{}},\n}});\n",
+                kit = kit.join("node/skillspec-kit.mjs").to_str().unwrap(),
+            ),
+        )
+        .unwrap();
+        adapters.push((format!("node {}", node.display()), alone));
+    }
+    for (n, (adapter, alone)) in adapters.iter().enumerate() {
+        let sub = dir.path().join(format!("run-{n}"));
+        std::fs::create_dir(&sub).unwrap();
+        let record = sub.join("traffic.jsonl");
+        let out = Command::new(env!("CARGO_BIN_EXE_skillspec"))
+            .args(["run", "--adapter", adapter, "--filter", "enable.*"])
+            .args(["--jobs", "3", "--step-timeout", "20", "--record"])
+            .arg(&record)
+            .arg("--report")
+            .arg(sub.join("report"))
+            .current_dir(repo())
+            .output()
+            .expect("the runner starts");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{adapter}: exit {:?}\n{stdout}{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        check_traffic(&record);
+        let traffic = std::fs::read_to_string(&record).unwrap();
+        let lines: Vec<Value> = traffic
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let starts = lines
+            .iter()
+            .filter(|l| l["direction"] == "sent" && l["message"]["type"] == "start")
+            .count();
+        if *alone {
+            assert!(
+                stdout.contains("one at a time: the adapter says it cannot run twice side by side"),
+                "{adapter}: {stdout}"
+            );
+            assert!(
+                lines.iter().all(|l| l["worker"] == 0),
+                "{adapter}: a line of another worker"
+            );
+            assert_eq!(starts, 1, "{adapter}: one process, one handshake");
+        } else {
+            assert!(stdout.contains("on 3 workers"), "{adapter}: {stdout}");
+        }
     }
 }
