@@ -1,8 +1,9 @@
 //! The adapter kits (`runner/adapters/kit/`) end to end: their own test suites pass, and adapters
 //! built on them speak the protocol flawlessly under the real runner — every case PASS or FAIL,
 //! none ERROR, every message recorded valid against `protocol/*.schema.json` — also when the
-//! runtime prints to stdout from everywhere, a child process included, and when it asks for a
-//! process per case, and when it says it cannot run side by side. Needs `python3` and `node` (Node 18 or later).
+//! runtime prints to stdout from everywhere, a child process included, when it asks for a
+//! process per case, and when it says it cannot run side by side. Needs `python3` and `node`
+//! (Node 18 or later).
 
 mod common;
 use common::{repo, schema};
