@@ -31,6 +31,9 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
+    if let Err(e) = check_outputs(&args) {
+        return usage_error(e);
+    }
     let partition = args
         .partition
         .map(|p| merge::partition_json(p, args.filter.as_deref(), &plan.selected));
@@ -46,9 +49,6 @@ pub fn run(args: RunArgs) -> ExitCode {
             Ok(k) => plan.known_failures = k,
             Err(e) => return usage_error(e),
         }
-    }
-    if let Err(e) = check_outputs(&args) {
-        return usage_error(e);
     }
     let python = match python::resolve(args.python.as_deref()) {
         Ok(p) => p,
