@@ -1086,7 +1086,8 @@ const LOW_SURROGATES: std::ops::Range<u32> = 0xDC00..0xE000;
 /// Surrogate pairs written as two escapes (`\ud83d\udcb0`, as JSON writes a character outside
 /// the Basic Multilingual Plane), which saphyr-parser refuses escape by escape: each becomes one
 /// `\U` escape of the character the pair encodes, followed by what stood between the two (escaped
-/// line breaks, which add nothing to the value and keep the lines). Candidates are found in the
+/// line breaks, which add nothing to the value and keep the lines), written before it.
+/// Candidates are found in the
 /// whole text; only those inside double-quoted scalars are kept (see [`Prepared::new`]).
 // spec: discovery.portable (YAML reader: surrogate escapes)
 fn surrogate_pairs(chars: &[char]) -> Vec<Edit> {
@@ -1117,11 +1118,13 @@ fn surrogate_pairs(chars: &[char]) -> Vec<Edit> {
                 code_escape(chars, j).filter(|(v, _)| LOW_SURROGATES.contains(v))
             {
                 let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                // The escaped line breaks first: they take the white space that starts the next
+                // line, which must not swallow white space after the pair.
                 let between: String = chars[end..j].iter().collect();
                 edits.push(Edit {
                     at: i,
                     len: low_end - i,
-                    with: format!("\\U{code:08X}{between}"),
+                    with: format!("{between}\\U{code:08X}"),
                     kind: EditKind::Pair,
                 });
                 i = low_end;
@@ -1274,9 +1277,8 @@ fn lone_surrogate_line(positions: &Positions<'_>, quote: usize, line: usize) -> 
                     if (0xD800..0xE000).contains(&value) {
                         return Some(line);
                     }
-                    if char::from_u32(value).is_none() {
-                        return None;
-                    }
+                    // Another escape that is no character (`\U00110000`): not this error.
+                    char::from_u32(value)?;
                 }
                 if chars.get(i + 1) == Some(&'\n') {
                     line += 1;
@@ -1335,6 +1337,57 @@ fn check_rewritten_key(
         });
     }
     Ok(())
+}
+
+/// The same rule for a quoted scalar across lines in a block collection: each line after the
+/// first that is not blank is indented by more than `column` spaces (YAML 1.2 and the `yaml`
+/// package; saphyr-parser also takes `- "a` then `b"` at the sequence's column).
+// spec: discovery.portable (YAML reader: quoted scalars across lines)
+fn check_quoted_lines(
+    lines: &mut Lines<'_>,
+    from: usize,
+    to: usize,
+    column: usize,
+) -> Result<(), YamlError> {
+    for n in from + 1..=to {
+        let Some((_, text)) = lines.get(n) else {
+            break;
+        };
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        let spaces = text.len() - text.trim_start_matches(' ').len();
+        if spaces > column || text.trim_start_matches([' ', '\t']).is_empty() {
+            continue;
+        }
+        return Err(YamlError::Syntax {
+            line: n,
+            message: format!(
+                "a line of a quoted scalar is indented {spaces} spaces, not more than the block \
+                 collection around it (column {column})"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Where the `]` or `}` of a flow collection whose end event starts at `start` (on `line`) is,
+/// and its line: after a trailing comma the event starts at the comma, and white space,
+/// line breaks and comments may come before the indicator.
+fn closing_indicator(positions: &Positions<'_>, start: usize, line: usize) -> (usize, usize) {
+    let (mut at, mut line) = (start, line);
+    let mut comment = false;
+    while let Some(c) = positions.char_at(at) {
+        match c {
+            '\n' => {
+                line += 1;
+                comment = false;
+            }
+            ']' | '}' if !comment => return (at, line),
+            '#' => comment = true,
+            _ => {}
+        }
+        at += 1;
+    }
+    (start, line)
 }
 
 /// The lines of the original text, for the indentation rule of flow collections.
@@ -1470,6 +1523,13 @@ fn walk(original: &str, prepared: &Prepared, build: bool) -> Result<Document, Ya
                 None
             }
             Event::Scalar(text, style, anchor, tag) => {
+                if matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted)
+                    && span.end.line() > line
+                {
+                    if let Some(column) = w.stack.last().filter(|f| !f.flow).map(|f| f.column) {
+                        check_quoted_lines(&mut lines, line, span.end.line(), column)?;
+                    }
+                }
                 let tag = tag.as_deref().map(full_tag);
                 let value = resolve_scalar(&text, style, tag.as_deref());
                 let key_id = scalar_key_id(&text, style, tag.as_deref());
@@ -1525,7 +1585,8 @@ fn walk(original: &str, prepared: &Prepared, build: bool) -> Result<Document, Ya
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some((from, column)) = w.stack.last().and_then(|f| f.in_block) {
-                    check_flow_lines(&mut lines, from, line, rewrite.original(start), column)?;
+                    let (closer, to) = closing_indicator(&positions, start, line);
+                    check_flow_lines(&mut lines, from, to, rewrite.original(closer), column)?;
                 }
                 Some(w.close(if matches!(event, Event::SequenceEnd) {
                     Value::Sequence
@@ -1950,6 +2011,11 @@ mod tests {
         let m = tree.tree.as_deref().and_then(|t| t.get("m")).unwrap();
         assert!(matches!(m.get("e"), Some(Tree::Scalar { text, .. }) if text == "\u{1f916}"));
         assert!(m.get("k\u{1f4b0}").is_some());
+        // White space after a pair split by an escaped line break stays.
+        assert_eq!(
+            top("a: \"Costs \\ud83d\\\n  \\udcb0 money\"", "a"),
+            Some(Value::Str("Costs \u{1f4b0} money".into()))
+        );
         // Outside double quotes a backslash is text.
         assert_eq!(
             top("a: '\\ud83d\\udcb0'\nb: \"\\ud83d\\udcb0\"", "a"),
@@ -2030,6 +2096,8 @@ mod tests {
             "k: {\n# a comment\n  \"a\": \"1\"\n\n}\n",
             "k: {\n  \"a\": \"\\ud83d\\udcb0\"\n}\n",
             "d: |\n  }\nk: {\n  \"a\": \"1\"\n}\n",
+            "k: {\n  \"a\": [1],\n}\n",
+            "k: [\n  \"a\",\n  # c\n]\n",
         ] {
             assert_eq!(kind(text), Ok(()), "{text:?}");
         }
@@ -2053,8 +2121,28 @@ mod tests {
             "m:\n  o: {\n    \"a\": 1\n}\n",
             "m:\n  o: {\n    \"a\": 1\n }\n",
             "k: {\n  \"a\": 1\n}, x\n",
+            "m:\n  o: {\n    \"a\": 1,\n }\n",
+            "m:\n  o: [\n    \"a\",\n    # c\n ]\n",
         ] {
             assert_eq!(kind(text), Err("syntax"), "{text:?}");
+        }
+        // Quoted scalars across lines follow the same rule, without the closing allowance.
+        for text in [
+            "- \"a\nb\"\n",
+            "- \"a\n\tb\"\n",
+            "- - \"a\n  b\"\n",
+            "s:\n  - 'a\n  b'\n",
+            "- \"a\n\nb\"\n",
+        ] {
+            assert_eq!(kind(text), Err("syntax"), "{text:?}");
+        }
+        for text in [
+            "- \"a\n b\"\n",
+            "- \"a\n\n  b\"\n",
+            "k: \"a\n \tb\"\n",
+            "- k: \"a\n   b\"\n",
+        ] {
+            assert_eq!(kind(text), Ok(()), "{text:?}");
         }
         // A flow collection at the top has no block column.
         assert_eq!(kind("{\n\"a\": \"1\"\n}\n"), Ok(()));
