@@ -753,7 +753,8 @@ struct Opening {
     anchor: usize,
     tag: Option<String>,
     line: usize,
-    /// The column it starts at.
+    /// The column where its span ends: a block collection's first entry (its span covers the
+    /// properties before it, possibly on the line above).
     column: usize,
     /// The line of its first entry (after any anchor or tag).
     content_line: usize,
@@ -1507,7 +1508,7 @@ fn walk(original: &str, prepared: &Prepared, build: bool) -> Result<Document, Ya
             anchor,
             tag: tag.as_deref().map(full_tag),
             line,
-            column: span.start.col(),
+            column: span.end.col(),
             flow_start: opens_flow(positions.slice(start, end)),
             content_line: span.end.line(),
             start,
@@ -2136,6 +2137,9 @@ mod tests {
         ] {
             assert_eq!(kind(text), Err("syntax"), "{text:?}");
         }
+        // The column is the entries', not the properties' on the line above.
+        assert_eq!(kind("k: &a\n  x: 'b\n   c'\n  y: [\n    1\n  ]\n"), Ok(()));
+        assert_eq!(kind("k: !!map\n  x: 'b\n  c'\n"), Err("syntax"));
         for text in [
             "- \"a\n b\"\n",
             "- \"a\n\n  b\"\n",
