@@ -733,6 +733,32 @@ mod tests {
     }
 
     #[test]
+    fn lone_surrogates_and_column_0_comments_are_classed() {
+        let inputs = [
+            input("lone", "a: \"\\ud83d\"\n"),
+            input("comment", "m: {\n  \"a\": 1\n# c\n}\n"),
+            input("indented", "m: {\n  \"a\": 1\n  # c\n}\n"),
+        ];
+        let theirs = [
+            js(
+                r#"{"id":"lone","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"a","kind":"string","value":"\ufffd"}]}"#,
+            ),
+            js(
+                r#"{"id":"comment","accepted":false,"error_kind":"MISSING_CHAR","error":"Comments must be separated from other tokens by white space characters at line 3, column 1:"}"#,
+            ),
+            js(
+                r#"{"id":"indented","accepted":false,"error_kind":"MISSING_CHAR","error":"Comments must be separated from other tokens by white space characters at line 3, column 3:"}"#,
+            ),
+        ];
+        let tally = run(Side::Js, &inputs, &theirs, None).unwrap();
+        assert_eq!(tally.accepted.get("lone-surrogate"), Some(&1));
+        assert_eq!(tally.accepted.get("flow-comment-column-0"), Some(&1));
+        // Only a comment at column 0 is the decided difference.
+        assert_eq!(tally.unexpected.len(), 1);
+        assert_eq!(tally.unexpected[0].0, "indented");
+    }
+
+    #[test]
     fn the_suite_side_reads_documents_and_json_keys() {
         let inputs = [
             input("multi", "a: 1\n---\nb: 2\n"),
