@@ -1454,6 +1454,69 @@ fn check_flow_lines(
     Ok(())
 }
 
+/// The reader's error for one of saphyr-parser's.
+fn scan_error(e: &saphyr_parser::ScanError, positions: &Positions<'_>) -> YamlError {
+    let line = e.marker().line();
+    match e.info() {
+        // saphyr-parser's own cap: more than 255 nested flow collections.
+        "recursion limit exceeded" => YamlError::TooDeep { line },
+        "a byte order mark must not appear inside a document" => YamlError::ByteOrderMark { line },
+        "while parsing node, found unknown anchor" => YamlError::UnknownAlias { line },
+        INVALID_ESCAPE => match lone_surrogate_line(positions, e.marker().index(), line) {
+            Some(line) => YamlError::LoneSurrogate { line },
+            None => YamlError::Syntax {
+                line,
+                message: e.info().to_owned(),
+            },
+        },
+        _ => YamlError::Syntax {
+            line,
+            message: e.info().to_owned(),
+        },
+    }
+}
+
+/// The 1024-character limit of the key of a single pair in a flow sequence (`[key: value]`),
+/// which saphyr-parser does not check, when the node ending at `end` is such a key. Counted in
+/// the original text.
+fn check_flow_pair_key(
+    w: &Walker,
+    positions: &Positions<'_>,
+    rewrite: &Rewrite,
+    end: usize,
+    line: usize,
+) -> Result<(), YamlError> {
+    let Some(frame) = w.stack.last() else {
+        return Ok(());
+    };
+    let (
+        Some(key_start),
+        FrameKind::Mapping {
+            expecting_key: true,
+            ..
+        },
+    ) = (frame.implicit_pair_start, &frame.kind)
+    else {
+        return Ok(());
+    };
+    // The `:` follows the key after spaces or tabs.
+    let after = positions.slice(end, end.saturating_add(MAX_IMPLICIT_KEY + 1));
+    let gap = after
+        .chars()
+        .take_while(|c| matches!(c, ' ' | '\t'))
+        .count();
+    if rewrite.original(end + gap) - rewrite.original(key_start) > MAX_IMPLICIT_KEY {
+        return Err(YamlError::Syntax {
+            line,
+            message: format!(
+                "the `:` of an implicit key in a flow sequence is more than {MAX_IMPLICIT_KEY} \
+                 characters after the key's start"
+            ),
+        });
+    }
+    Ok(())
+}
+
 fn walk(original: &str, prepared: &Prepared, build: bool) -> Result<Document, YamlError> {
     let text = prepared.text.as_str();
     let tabs = &prepared.tabs;
@@ -1478,28 +1541,7 @@ fn walk(original: &str, prepared: &Prepared, build: bool) -> Result<Document, Ya
     let mut prev_end = 0usize;
 
     for item in Parser::new_from_str(text) {
-        let (event, span) = item.map_err(|e| {
-            let line = e.marker().line();
-            match e.info() {
-                // saphyr-parser's own cap: more than 255 nested flow collections.
-                "recursion limit exceeded" => YamlError::TooDeep { line },
-                "a byte order mark must not appear inside a document" => {
-                    YamlError::ByteOrderMark { line }
-                }
-                "while parsing node, found unknown anchor" => YamlError::UnknownAlias { line },
-                INVALID_ESCAPE => match lone_surrogate_line(&positions, e.marker().index(), line) {
-                    Some(line) => YamlError::LoneSurrogate { line },
-                    None => YamlError::Syntax {
-                        line,
-                        message: e.info().to_owned(),
-                    },
-                },
-                _ => YamlError::Syntax {
-                    line,
-                    message: e.info().to_owned(),
-                },
-            }
-        })?;
+        let (event, span) = item.map_err(|e| scan_error(&e, &positions))?;
         let line = span.start.line();
         let start = span.start.index();
         let end = span.end.index();
@@ -1598,33 +1640,7 @@ fn walk(original: &str, prepared: &Prepared, build: bool) -> Result<Document, Ya
             _ => None,
         };
         if let Some(node) = node {
-            if let Some(frame) = w.stack.last() {
-                if let (
-                    Some(key_start),
-                    FrameKind::Mapping {
-                        expecting_key: true,
-                        ..
-                    },
-                ) = (frame.implicit_pair_start, &frame.kind)
-                {
-                    // The `:` follows the key after spaces or tabs.
-                    let after = positions.slice(end, end.saturating_add(MAX_IMPLICIT_KEY + 1));
-                    let gap = after
-                        .chars()
-                        .take_while(|c| matches!(c, ' ' | '\t'))
-                        .count();
-                    if rewrite.original(end + gap) - rewrite.original(key_start) > MAX_IMPLICIT_KEY
-                    {
-                        return Err(YamlError::Syntax {
-                            line,
-                            message: format!(
-                                "the `:` of an implicit key in a flow sequence is more than \
-                                 {MAX_IMPLICIT_KEY} characters after the key's start"
-                            ),
-                        });
-                    }
-                }
-            }
+            check_flow_pair_key(&w, &positions, rewrite, end, line)?;
             if rewrite.shorter {
                 check_rewritten_key(&w, &positions, rewrite, start, end, gap_start, line)?;
             }
