@@ -17,8 +17,18 @@
 //!   (see [`MAX_ALIAS_COUNT`]), so an alias bomb that the JavaScript runtime refuses is refused
 //!   here too, although it would cost this reader nothing.
 //!
+//! - a `\u`/`\U` escape of a UTF-16 surrogate that is not half of a pair (a pair, as
+//!   `json.dumps` writes `"\ud83d\udcb0"`, is the one character it encodes; see
+//!   `surrogate_pairs`);
+//! - a line of a flow collection or quoted scalar inside a block collection that is not indented
+//!   past that collection's entries, except the closing line of the outermost flow collection,
+//!   which may stand at their column (`metadata: {` … `}`, as the `yaml` package allows; see
+//!   `check_flow_lines`).
+//!
 //! It accepts a tab between `:` and a scalar value, which YAML 1.2 allows and `saphyr-parser`
-//! refuses in part (see `TabSeparators`).
+//! refuses in part (see `TabSeparators`). Where the text is rewritten for the parser (surrogate
+//! pairs, closing lines), positions are mapped back (`Rewrite`) so that lengths and columns are
+//! those of the text as written.
 //!
 //! [`parse_tree`] also keeps the document as a [`Tree`] (for the nested fields the `selection`
 //! and `trust` profile reads, SPEC.md `selection.format`): each node once, an alias sharing the
