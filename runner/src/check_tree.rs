@@ -550,6 +550,10 @@ fn to_json(x: &Examined) -> Value {
         })).collect::<Vec<_>>(),
         "skipped": skipped.iter().map(|s| {
             let mut v = json!({"path": s.skip.path, "reason": s.skip.reason.as_str(), "detail": s.skip.detail});
+            if s.skip.reason == SkipReason::Duplicate {
+                // The group in `duplicates` with every copy.
+                v["duplicate_id"] = json!(s.skip.path.rsplit('/').next().unwrap_or(&s.skip.path));
+            }
             if let Some(line) = s.skill_md_line() {
                 v["skill_md_line"] = json!(line);
             }

@@ -259,6 +259,7 @@ fn check_tree_json_carries_every_skip_with_its_detail_and_both_duplicate_paths()
         .contains("description: \"Use when: the user asks\""));
     assert_eq!(skipped[1]["reason"], "symlink");
     assert!(skipped[2]["detail"].as_str().unwrap().contains("dup"));
+    assert_eq!(skipped[3]["duplicate_id"], "dup");
     assert_eq!(
         v["duplicates"],
         serde_json::json!([{
