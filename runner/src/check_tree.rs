@@ -279,10 +279,20 @@ fn digest_dir(
             hasher.update(b"\0");
         } else if meta.is_file() {
             budget.1 = budget.1.checked_sub(meta.len())?;
+            // Opened without following a link and non-blocking, and checked again once open:
+            // an entry swapped for a FIFO since it was looked at cannot hang the report.
+            use std::os::unix::fs::OpenOptionsExt;
+            let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(flags.bits() as i32)
+                .open(&path)
+                .ok()?;
+            if !file.metadata().ok()?.is_file() {
+                return None;
+            }
             let mut bytes = Vec::new();
-            std::fs::File::open(&path)
-                .ok()?
-                .take(meta.len().saturating_add(1))
+            file.take(meta.len().saturating_add(1))
                 .read_to_end(&mut bytes)
                 .ok()?;
             hasher.update(b"f");
