@@ -9,6 +9,7 @@
 //! - [`clauses`]: `clauses`, the clauses with the cases that cite them.
 //! - [`show`]: `show`, one case as prose.
 //! - [`check_tree`]: `check-tree`, what the reference loads from a skills root.
+//! - [`allowlist`]: `allowlist`, the script allowlist approving a root's helpers.
 //! - [`report`]: `report merge|markdown|html`.
 //! - [`adapter`]: `adapter`, the reference served over the adapter protocol.
 //! - [`smoke`]: `smoke`, a plain-words diagnosis of an adapter.
@@ -22,6 +23,7 @@ use crate::cases::{self, Suite};
 use crate::output;
 
 pub mod adapter;
+pub mod allowlist;
 pub mod check_tree;
 pub mod clauses;
 pub mod cli;
