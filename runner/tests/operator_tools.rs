@@ -212,6 +212,15 @@ fn operator_tree(root: &Path) {
             ("one/dup/SKILL.md", "---\nname: dup\ndescription: d\n---\n"),
             ("two/dup/SKILL.md", "---\nname: dup\ndescription: d\n---\n"),
             ("CLAUDE.md", "instructions\n"),
+            // Two shapes real skills write that the reader loads (issue #18, part 3).
+            (
+                "emoji/SKILL.md",
+                "---\nname: emoji\ndescription: \"Budget \\ud83d\\udcb0 helper\"\n---\n",
+            ),
+            (
+                "openclaw/SKILL.md",
+                "---\nname: openclaw\ndescription: o\nmetadata: {\n  \"openclaw\": {\"emoji\": \"x\"},\n}\n---\n",
+            ),
             (
                 "target/SKILL.md",
                 "---\nname: target\ndescription: t\n---\n",
@@ -234,10 +243,11 @@ fn check_tree_json_carries_every_skip_with_its_detail_and_both_duplicate_paths()
     let loaded: Vec<&str> = (v["loaded"].as_array().unwrap().iter())
         .map(|g| g["id"].as_str().unwrap())
         .collect();
-    assert_eq!(loaded, ["ok", "target"]);
-    let sha = v["loaded"][0]["helpers"][0]["sha256"].as_str().unwrap();
+    assert_eq!(loaded, ["emoji", "ok", "openclaw", "target"]);
+    assert_eq!(v["loaded"][0]["description"], "Budget \u{1f4b0} helper");
+    let sha = v["loaded"][1]["helpers"][0]["sha256"].as_str().unwrap();
     assert_eq!(sha.len(), 64);
-    assert_eq!(v["loaded"][0]["helpers"][0]["script"], "scripts/run.py");
+    assert_eq!(v["loaded"][1]["helpers"][0]["script"], "scripts/run.py");
 
     let skipped = v["skipped"].as_array().unwrap();
     let paths: Vec<&str> = skipped
@@ -283,7 +293,7 @@ fn check_tree_json_carries_every_skip_with_its_detail_and_both_duplicate_paths()
         "helper scripts/run.py  sha256 ",
         "fix (SKILL.md line 3): ",
         "dup: 2 copies, all byte-identical",
-        "summary: 2 loaded, 4 skipped (2 duplicate, 1 symlink, 1 malformed)",
+        "summary: 4 loaded, 4 skipped (2 duplicate, 1 symlink, 1 malformed)",
     ] {
         assert!(t.contains(shown), "{shown:?} missing from:\n{t}");
     }
