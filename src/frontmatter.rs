@@ -30,8 +30,12 @@ pub struct Split<'a> {
     pub body: &'a str,
 }
 
+/// Whether a line (without its `\n`) is a delimiter: `---`, then spaces and tabs, then at most
+/// the `\r` of a CRLF line end. A `\r` anywhere else (`---\r \n`) is not a line end.
+// spec: discovery.portable (the delimiter line)
 fn is_delimiter(line: &str) -> bool {
-    line.trim_end_matches([' ', '\t', '\r']) == "---"
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    line.trim_end_matches([' ', '\t']) == "---"
 }
 
 /// White space in the sense of SPEC.md (`discovery.portable.non-string`): the Unicode
@@ -106,6 +110,20 @@ mod tests {
         assert_eq!(split(" ---\n---\n"), Err(FrontmatterError::Missing));
         assert_eq!(split("----\n---\n"), Err(FrontmatterError::Missing));
         assert_eq!(split(""), Err(FrontmatterError::Missing));
+        // A CR is a line end only right before the LF.
+        assert_eq!(
+            split("---\r \nname: a\n---\n"),
+            Err(FrontmatterError::Missing)
+        );
+        assert_eq!(
+            split("---\r\r\nname: a\n---\n"),
+            Err(FrontmatterError::Missing)
+        );
+        assert_eq!(
+            split("---\nname: a\n---\r\t\nBody"),
+            Err(FrontmatterError::Unterminated)
+        );
+        assert_eq!(split("---\t \r\nname: a\n--- \r").unwrap().body, "");
     }
 
     #[test]

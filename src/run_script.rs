@@ -179,10 +179,7 @@ pub fn run_script(
         guide,
         segments,
     };
-    let access = safe_fs::access(Use::Helper);
-    let (skill_dir_fd, parent) = open_parent(access, root, guide, &call.segments)?;
-    let helper = (access.open_file)(parent.as_fd(), OsStr::from_bytes(call.leaf().as_bytes()))
-        .map_err(|e| leaf_error(e, MAX_HELPER_BYTES))?;
+    let (skill_dir_fd, helper) = open_helper(root, guide, &call.segments)?;
 
     // 3.–5. The guards (mandatory), approval, then the guards `rules` places after it (none).
     let limits = &rules().run;
@@ -199,6 +196,44 @@ pub fn run_script(
         ));
     }
     execute(root_path, config, interpreter, &call, skill_dir_fd, &bytes)
+}
+
+/// The walk of `run.path` from the skills root to the helper `segments` names (already
+/// validated): the skill directory and the opened helper. A symlink anywhere is `invalid_path`,
+/// a missing component `not_found`, anything but a regular file `invalid_path`.
+// spec: run.path
+fn open_helper(
+    root: &OwnedFd,
+    guide: &Guide,
+    segments: &[&str],
+) -> Result<(OwnedFd, OwnedFd), ToolError> {
+    let access = safe_fs::access(Use::Helper);
+    let (skill_dir_fd, parent) = open_parent(access, root, guide, segments)?;
+    let leaf = segments.last().copied().unwrap_or_default();
+    let helper = (access.open_file)(parent.as_fd(), OsStr::from_bytes(leaf.as_bytes()))
+        .map_err(|e| leaf_error(e, MAX_HELPER_BYTES))?;
+    Ok((skill_dir_fd, helper))
+}
+
+/// The SHA-256 (lowercase hex) that approval would match for the helper `script` of `guide`
+/// if `skill_run_script` were called now: the same path checks and walk (`run.path`) and the
+/// same capped read of the same bytes (`run.approval`), without a policy, the guards or a run.
+/// An error is what the call would refuse with before approval; a helper larger than 1 MiB is
+/// `not_approved` (it can never be approved). For operator tools (`skillspec allowlist`).
+// spec: run.path
+// spec: run.approval (the bytes that are hashed, under the same cap)
+pub fn helper_sha256(root: &OwnedFd, guide: &Guide, script: &str) -> Result<String, ToolError> {
+    let segments = skill_path::validate(script, PathScope::Script)
+        .map_err(|rule| ToolError::new(ErrorCode::InvalidPath, rule.explain()))?;
+    let (_, helper) = open_helper(root, guide, &segments)?;
+    match safe_fs::read_capped(&helper, rules().run.max_helper_bytes) {
+        Ok(bytes) => Ok(sha256_of(&bytes)),
+        Err(LeafError::TooLarge) => Err(ToolError::new(
+            ErrorCode::NotApproved,
+            "the helper is larger than 1 MiB and can never be approved",
+        )),
+        Err(e) => Err(leaf_error(e, MAX_HELPER_BYTES)),
+    }
 }
 
 /// Checks `guards` in order, the first failure deciding.
@@ -312,6 +347,11 @@ fn approve(
 
 /// The SHA-256 of the helper's bytes, in lowercase hex (computed anew on every call).
 fn sha256_hex(_root_path: &Path, _call: &Call<'_>, bytes: &[u8]) -> String {
+    sha256_of(bytes)
+}
+
+/// The SHA-256 of `bytes`, in lowercase hex.
+fn sha256_of(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 

@@ -141,6 +141,8 @@ pub struct Requirements {
     pub bins: Vec<String>,
     /// Environment variables that must be set to a non-empty value.
     pub env: Vec<String>,
+    /// Absolute paths that must exist (a configuration file the skill's commands read).
+    pub config: Vec<String>,
 }
 
 /// The fields of the profile read from one skill's frontmatter.
@@ -279,6 +281,8 @@ pub fn read_fields(frontmatter: &str) -> Result<Fields, String> {
                 fields.requires.bins =
                     strings(requires, "bins", "metadata.openclaw.requires.bins")?;
                 fields.requires.env = strings(requires, "env", "metadata.openclaw.requires.env")?;
+                fields.requires.config =
+                    strings(requires, "config", "metadata.openclaw.requires.config")?;
             }
         }
     }
@@ -906,7 +910,7 @@ mod tests {
     #[test]
     fn fields_are_read_with_their_types() {
         let f = fields(
-            "name: x\nactivation:\n  keywords: [Deploy, ab, release]\n  tags: [ops]\n  patterns: ['deploy to.*prod']\n  max_context_tokens: 0x10\nmetadata:\n  openclaw:\n    requires:\n      bins: [docker]\n      env: [KUBECONFIG]\n",
+            "name: x\nactivation:\n  keywords: [Deploy, ab, release]\n  tags: [ops]\n  patterns: ['deploy to.*prod']\n  max_context_tokens: 0x10\nmetadata:\n  openclaw:\n    requires:\n      bins: [docker]\n      env: [KUBECONFIG]\n      config: [/etc/vale.ini]\n",
         )
         .unwrap();
         assert_eq!(f.activation.keywords, ["deploy", "release"]);
@@ -915,6 +919,7 @@ mod tests {
         assert_eq!(f.activation.max_context_tokens, 16);
         assert_eq!(f.requires.bins, ["docker"]);
         assert_eq!(f.requires.env, ["KUBECONFIG"]);
+        assert_eq!(f.requires.config, ["/etc/vale.ini"]);
         // Aliases resolve to the anchored node.
         let f = fields("k: &k [alpha, beta]\nactivation:\n  keywords: *k\n").unwrap();
         assert_eq!(f.activation.keywords, ["alpha", "beta"]);
@@ -940,6 +945,8 @@ mod tests {
             "metadata:\n  openclaw:\n    requires: [docker]",
             "metadata:\n  openclaw:\n    requires:\n      bins: docker",
             "metadata:\n  openclaw:\n    requires:\n      env: [{a: b}]",
+            "metadata:\n  openclaw:\n    requires:\n      config: /etc/vale.ini",
+            "metadata:\n  openclaw:\n    requires:\n      config: [1]",
         ] {
             assert!(fields(bad).is_err(), "{bad}");
         }

@@ -109,8 +109,8 @@ pub fn ceiling(tools: &[String], active: impl IntoIterator<Item = Trust>) -> Vec
 
 /// Whether the requirements hold in the runtime's environment `env` (SPEC.md
 /// `selection.gating`): every command is a bare name found as an executable regular file in an
-/// absolute entry of `PATH` (the lookup of [`crate::interpreter::resolve`]), and every variable
-/// is set to a non-empty value.
+/// absolute entry of `PATH` (the lookup of [`crate::interpreter::resolve`]), every variable
+/// is set to a non-empty value, and every configuration path is absolute and exists.
 pub fn requirements_met(req: &selection::Requirements, env: &BTreeMap<String, String>) -> bool {
     let path = env.get("PATH").map(OsStr::new);
     let bins = req.bins.iter().all(|b| {
@@ -118,10 +118,18 @@ pub fn requirements_met(req: &selection::Requirements, env: &BTreeMap<String, St
             && !b.contains('/')
             && crate::interpreter::resolve(OsStr::new(b), path).is_ok()
     });
-    bins && req
+    let vars = req
         .env
         .iter()
-        .all(|v| env.get(v).is_some_and(|value| !value.is_empty()))
+        .all(|v| env.get(v).is_some_and(|value| !value.is_empty()));
+    bins && vars && req.config.iter().all(|c| config_exists(c))
+}
+
+/// A `requires.config` entry names an absolute path that exists: one `stat` following links,
+/// any type of file; nothing is opened or read. A relative or empty entry is never found.
+// spec: selection.gating (a configuration path is absolute and exists)
+fn config_exists(entry: &str) -> bool {
+    entry.starts_with('/') && std::fs::metadata(entry).is_ok()
 }
 
 /// One loaded skill of the profile.
@@ -335,6 +343,7 @@ mod tests {
         let req = |bins: &[&str], vars: &[&str]| selection::Requirements {
             bins: bins.iter().map(|s| s.to_string()).collect(),
             env: vars.iter().map(|s| s.to_string()).collect(),
+            config: Vec::new(),
         };
         assert!(requirements_met(&req(&["docker"], &["SET"]), &env));
         assert!(!requirements_met(&req(&["kubectl"], &[]), &env));
@@ -344,6 +353,32 @@ mod tests {
         assert!(!requirements_met(&req(&[""], &[]), &env));
         assert!(!requirements_met(&req(&[], &["EMPTY"]), &env));
         assert!(!requirements_met(&req(&[], &["UNSET"]), &env));
+        let config = |paths: &[&str]| selection::Requirements {
+            config: paths.iter().map(|s| s.to_string()).collect(),
+            ..selection::Requirements::default()
+        };
+        let docker = bin.join("docker").display().to_string();
+        let dir = bin.display().to_string();
+        assert!(requirements_met(
+            &config(&[&docker, &dir, "/dev/null"]),
+            &env
+        ));
+        let missing = bin.join("missing.toml").display().to_string();
+        assert!(!requirements_met(&config(&[&docker, &missing]), &env));
+        // Relative (whatever the working directory holds) and empty entries are never found.
+        assert!(!requirements_met(&config(&["."]), &env));
+        assert!(!requirements_met(&config(&[""]), &env));
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&missing, &link).unwrap();
+        assert!(!requirements_met(
+            &config(&[&link.display().to_string()]),
+            &env
+        ));
+        std::fs::write(&missing, "").unwrap();
+        assert!(requirements_met(
+            &config(&[&link.display().to_string()]),
+            &env
+        ));
     }
 
     #[test]

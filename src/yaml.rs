@@ -17,8 +17,18 @@
 //!   (see [`MAX_ALIAS_COUNT`]), so an alias bomb that the JavaScript runtime refuses is refused
 //!   here too, although it would cost this reader nothing.
 //!
+//! - a `\u`/`\U` escape of a UTF-16 surrogate that is not half of a pair (a pair, as
+//!   `json.dumps` writes `"\ud83d\udcb0"`, is the one character it encodes; see
+//!   `surrogate_pairs`);
+//! - a line of a flow collection or quoted scalar inside a block collection that is not indented
+//!   past that collection's entries, except the closing line of the outermost flow collection,
+//!   which may stand at their column (`metadata: {` … `}`, as the `yaml` package allows; see
+//!   `check_flow_lines`).
+//!
 //! It accepts a tab between `:` and a scalar value, which YAML 1.2 allows and `saphyr-parser`
-//! refuses in part (see `TabSeparators`).
+//! refuses in part (see `TabSeparators`). Where the text is rewritten for the parser (surrogate
+//! pairs, closing lines), positions are mapped back (`Rewrite`) so that lengths and columns are
+//! those of the text as written.
 //!
 //! [`parse_tree`] also keeps the document as a [`Tree`] (for the nested fields the `selection`
 //! and `trust` profile reads, SPEC.md `selection.format`): each node once, an alias sharing the
@@ -164,6 +174,11 @@ pub enum YamlError {
     ExcessiveAliases {
         line: usize,
     },
+    /// A `\u` or `\U` escape of a UTF-16 surrogate that is not the first half of a pair
+    /// followed by its second half (`"\ud83d"`, `"\udcb0\ud83d"`): not a character.
+    LoneSurrogate {
+        line: usize,
+    },
 }
 
 impl YamlError {
@@ -178,6 +193,7 @@ impl YamlError {
             YamlError::TooDeep { .. } => "too_deep",
             YamlError::RecursiveAlias { .. } => "recursive_alias",
             YamlError::ExcessiveAliases { .. } => "excessive_aliases",
+            YamlError::LoneSurrogate { .. } => "lone_surrogate",
         }
     }
 
@@ -191,7 +207,8 @@ impl YamlError {
             | YamlError::UnknownAlias { line }
             | YamlError::TooDeep { line }
             | YamlError::RecursiveAlias { line }
-            | YamlError::ExcessiveAliases { line } => *line,
+            | YamlError::ExcessiveAliases { line }
+            | YamlError::LoneSurrogate { line } => *line,
         }
     }
 }
@@ -225,6 +242,11 @@ impl std::fmt::Display for YamlError {
             YamlError::ExcessiveAliases { line } => write!(
                 f,
                 "excessive aliasing at line {line} (alias budget {MAX_ALIAS_COUNT})"
+            ),
+            YamlError::LoneSurrogate { line } => write!(
+                f,
+                "a UTF-16 surrogate escape at line {line} is not half of a pair (a `\\uD800`-`\\uDBFF` \
+                 escape followed at once by a `\\uDC00`-`\\uDFFF` one): it is not a character"
             ),
         }
     }
@@ -450,6 +472,11 @@ struct Frame {
     implicit_pair_start: Option<usize>,
     /// The collection's tree so far (when the walker builds one).
     build: Option<Building>,
+    /// The column of its first entry (block collections).
+    column: usize,
+    /// For a flow collection whose parent is a block collection: the line it opens on and the
+    /// parent's column (see [`check_flow_lines`]).
+    in_block: Option<(usize, usize)>,
 }
 
 /// A collection's tree while its entries arrive.
@@ -544,6 +571,7 @@ impl Walker {
             anchor,
             tag,
             line,
+            column,
             content_line,
             start,
             empty_span,
@@ -558,6 +586,11 @@ impl Walker {
             .last()
             .is_some_and(|f| f.flow && matches!(f.kind, FrameKind::Sequence));
         let flow = flow_start || self.stack.last().is_some_and(|f| f.flow);
+        let in_block = self
+            .stack
+            .last()
+            .filter(|f| flow_start && !f.flow)
+            .map(|f| (line, f.column));
         let at_implicit_pair =
             parent_flow_sequence && empty_span && matches!(kind, FrameKind::Mapping { .. });
         if !flow {
@@ -616,6 +649,8 @@ impl Walker {
             empty_implicit_key_line: None,
             implicit_pair_start: at_implicit_pair.then_some(start),
             build,
+            column,
+            in_block,
         });
         Ok(())
     }
@@ -728,6 +763,9 @@ struct Opening {
     anchor: usize,
     tag: Option<String>,
     line: usize,
+    /// The column where its span ends: a block collection's first entry (its span covers the
+    /// properties before it, possibly on the line above).
+    column: usize,
     /// The line of its first entry (after any anchor or tag).
     content_line: usize,
     /// Its first character (of its properties, if any).
@@ -924,19 +962,580 @@ fn parse_with(text: &str, build: bool) -> Result<Document, YamlError> {
         }
         _ => text,
     };
-    match walk(text, &TabSeparators::default(), build) {
-        Err(YamlError::Syntax { message, .. }) if message == TAB_AFTER_COLON => {
-            let mut tabs = TabSeparators::find(text);
-            let inside = tabs.inside_scalars(&tabs.apply(text));
-            tabs.keep(&inside);
-            walk(&tabs.apply(text), &tabs, build)
-        }
-        other => other,
+    // Each fix is made only when the plain parse fails the way it answers, and at most once, so
+    // a text is parsed at most a few times over.
+    let mut fixes = Fixes::default();
+    loop {
+        let prepared = Prepared::new(text, fixes);
+        let result = walk(text, &prepared, build);
+        let next = match &result {
+            Err(YamlError::Syntax { message, .. }) if message == TAB_AFTER_COLON && !fixes.tabs => {
+                Fixes {
+                    tabs: true,
+                    ..fixes
+                }
+            }
+            Err(YamlError::LoneSurrogate { .. }) if !fixes.surrogates => Fixes {
+                surrogates: true,
+                ..fixes
+            },
+            Err(YamlError::Syntax { line, message })
+                if message == INVALID_INDENTATION
+                    && !fixes.closers
+                    && starts_with_closer(text, *line) =>
+            {
+                Fixes {
+                    closers: true,
+                    ..fixes
+                }
+            }
+            _ => return result,
+        };
+        fixes = next;
     }
 }
 
-fn walk(text: &str, tabs: &TabSeparators, build: bool) -> Result<Document, YamlError> {
+/// saphyr-parser's message for an escape that is not a Unicode scalar value (`\ud83d`).
+const INVALID_ESCAPE: &str =
+    "while parsing a quoted scalar, found invalid Unicode character escape code";
+
+/// saphyr-parser's message for a token left of the indentation it expects.
+const INVALID_INDENTATION: &str = "invalid indentation";
+
+/// The work-arounds `parse_with` has switched on.
+#[derive(Debug, Clone, Copy, Default)]
+struct Fixes {
+    /// Tabs after `:` (see [`TabSeparators`]).
+    tabs: bool,
+    /// UTF-16 surrogate pairs written as two escapes (see [`surrogate_pairs`]).
+    surrogates: bool,
+    /// A flow collection's closing line at the indentation of the block collection around it
+    /// (see [`closing_lines`]).
+    closers: bool,
+}
+
+/// One change to the text before parsing, at a character position of the original.
+#[derive(Debug, Clone)]
+struct Edit {
+    at: usize,
+    /// How many characters of the original it replaces.
+    len: usize,
+    with: String,
+    kind: EditKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EditKind {
+    /// A surrogate pair's two escapes made one `\U` escape.
+    Pair,
+    /// A space put before the `]` or `}` that starts this line (1-based).
+    Closer(usize),
+}
+
+/// The way back from the rewritten text's character positions to the original's.
+#[derive(Debug, Default)]
+struct Rewrite {
+    /// After each edit: the rewritten position where it ends, and original minus rewritten
+    /// from there on.
+    shifts: Vec<(usize, isize)>,
+    /// Whether an edit made the text shorter (a surrogate pair), which changes lengths.
+    shorter: bool,
+}
+
+impl Rewrite {
+    /// The original position of the character at rewritten position `at`.
+    fn original(&self, at: usize) -> usize {
+        let i = self.shifts.partition_point(|(p, _)| *p <= at);
+        match i.checked_sub(1).and_then(|i| self.shifts.get(i)) {
+            Some((_, delta)) => at.saturating_add_signed(*delta),
+            None => at,
+        }
+    }
+}
+
+/// Applies sorted, non-overlapping `edits` to `chars`: the text, the way back, and where each
+/// edit starts in the text.
+fn apply_edits(chars: &[char], edits: &[Edit]) -> (String, Rewrite, Vec<usize>) {
+    let mut text = String::with_capacity(chars.len());
+    let mut rewrite = Rewrite::default();
+    let mut starts = Vec::with_capacity(edits.len());
+    let (mut pos, mut out) = (0usize, 0usize);
+    for e in edits {
+        let kept = chars.get(pos..e.at).unwrap_or_default();
+        text.extend(kept);
+        out += kept.len();
+        starts.push(out);
+        text.push_str(&e.with);
+        let written = e.with.chars().count();
+        out += written;
+        pos = e.at + e.len;
+        rewrite.shorter |= written < e.len;
+        rewrite.shifts.push((out, pos as isize - out as isize));
+    }
+    text.extend(chars.get(pos..).unwrap_or_default());
+    (text, rewrite, starts)
+}
+
+/// The value of a `\uXXXX` or `\UXXXXXXXX` escape whose backslash is at `i`, and where it ends.
+fn code_escape(chars: &[char], i: usize) -> Option<(u32, usize)> {
+    let digits = match chars.get(i..i + 2)? {
+        ['\\', 'u'] => 4,
+        ['\\', 'U'] => 8,
+        _ => return None,
+    };
+    let hex = chars.get(i + 2..i + 2 + digits)?;
+    let mut value = 0u32;
+    for c in hex {
+        value = (value << 4) | c.to_digit(16)?;
+    }
+    Some((value, i + 2 + digits))
+}
+
+const HIGH_SURROGATES: std::ops::Range<u32> = 0xD800..0xDC00;
+const LOW_SURROGATES: std::ops::Range<u32> = 0xDC00..0xE000;
+
+/// Surrogate pairs written as two escapes (`\ud83d\udcb0`, as JSON writes a character outside
+/// the Basic Multilingual Plane), which saphyr-parser refuses escape by escape: each becomes one
+/// `\U` escape of the character the pair encodes, followed by what stood between the two (escaped
+/// line breaks, which add nothing to the value and keep the lines), written before it.
+/// Candidates are found in the
+/// whole text; only those inside double-quoted scalars are kept (see [`Prepared::new`]).
+// spec: discovery.portable (YAML reader: surrogate escapes)
+fn surrogate_pairs(chars: &[char]) -> Vec<Edit> {
+    let mut edits = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '\\' {
+            i += 1;
+            continue;
+        }
+        if let Some((high, end)) =
+            code_escape(chars, i).filter(|(v, _)| HIGH_SURROGATES.contains(v))
+        {
+            // Escaped line breaks, each with the next line's leading white space.
+            let mut j = end;
+            loop {
+                let n = match chars.get(j..j + 3) {
+                    Some(['\\', '\n', ..]) => 2,
+                    Some(['\\', '\r', '\n']) => 3,
+                    _ => break,
+                };
+                j += n;
+                while matches!(chars.get(j), Some(' ' | '\t')) {
+                    j += 1;
+                }
+            }
+            if let Some((low, low_end)) =
+                code_escape(chars, j).filter(|(v, _)| LOW_SURROGATES.contains(v))
+            {
+                let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                // The escaped line breaks first: they take the white space that starts the next
+                // line, which must not swallow white space after the pair.
+                let between: String = chars[end..j].iter().collect();
+                edits.push(Edit {
+                    at: i,
+                    len: low_end - i,
+                    with: format!("{between}\\U{code:08X}"),
+                    kind: EditKind::Pair,
+                });
+                i = low_end;
+                continue;
+            }
+        }
+        // A backslash and the character it escapes (so `\\\\u` is no escape of `u`).
+        i += 2;
+    }
+    edits
+}
+
+/// Lines that start, after spaces, with `]` or `}`: a space goes before the indicator, because
+/// saphyr-parser wants a flow collection's closing line indented past the block collection around
+/// it, or not, depending on what the collection holds (it accepts `metadata: {` then `  a: 1` then
+/// `}` and refuses the same with `"a": "1"`). The walker then applies one rule to the original
+/// lines (see [`check_flow_lines`]). Candidates inside block scalars are dropped (see
+/// [`Prepared::new`]).
+// spec: discovery.portable (YAML reader: flow collections in block collections)
+fn closing_lines(chars: &[char]) -> Vec<Edit> {
+    let mut edits = Vec::new();
+    let (mut line, mut at_line_start) = (1usize, true);
+    let mut i = 0;
+    while i < chars.len() {
+        if at_line_start {
+            let mut j = i;
+            while chars.get(j) == Some(&' ') {
+                j += 1;
+            }
+            if matches!(chars.get(j), Some(']' | '}')) {
+                edits.push(Edit {
+                    at: j,
+                    len: 0,
+                    with: " ".to_owned(),
+                    kind: EditKind::Closer(line),
+                });
+            }
+            at_line_start = false;
+        }
+        if chars[i] == '\n' {
+            line += 1;
+            at_line_start = true;
+        }
+        i += 1;
+    }
+    edits
+}
+
+/// Whether line `n` (1-based) of `text` starts, after spaces and tabs, with `]` or `}`.
+fn starts_with_closer(text: &str, n: usize) -> bool {
+    text.split('\n')
+        .nth(n.saturating_sub(1))
+        .is_some_and(|l| l.trim_start_matches([' ', '\t']).starts_with([']', '}']))
+}
+
+/// The text as the parser reads it: the original with the edits the [`Fixes`] call for.
+struct Prepared {
+    text: String,
+    tabs: TabSeparators,
+    rewrite: Rewrite,
+}
+
+impl Prepared {
+    fn new(original: &str, fixes: Fixes) -> Self {
+        let mut text = original.to_owned();
+        let mut rewrite = Rewrite::default();
+        if fixes.surrogates || fixes.closers {
+            let chars: Vec<char> = original.chars().collect();
+            let mut edits = Vec::new();
+            if fixes.surrogates {
+                edits.extend(surrogate_pairs(&chars));
+            }
+            if fixes.closers {
+                edits.extend(closing_lines(&chars));
+            }
+            edits.sort_by_key(|e| e.at);
+            // A first parse with every candidate applied tells where each one stands: a pair
+            // counts only inside a double-quoted scalar (elsewhere a backslash is text), a
+            // closing line only outside a block scalar (there a space is content). Candidates
+            // after a parse error are kept: the parse fails there anyway.
+            let (all, _, starts) = apply_edits(&chars, &edits);
+            let probe = if fixes.tabs {
+                TabSeparators::find(&all).apply(&all)
+            } else {
+                all
+            };
+            let mut quoted = Vec::new();
+            let mut block_lines = Vec::new();
+            let mut reached = 0usize;
+            let mut reached_line = 0usize;
+            for item in Parser::new_from_str(&probe) {
+                let Ok((event, span)) = item else { break };
+                reached = span.end.index();
+                reached_line = span.end.line();
+                if let Event::Scalar(_, style, _, _) = event {
+                    match style {
+                        ScalarStyle::DoubleQuoted => {
+                            quoted.push(span.start.index()..span.end.index());
+                        }
+                        ScalarStyle::Literal | ScalarStyle::Folded => {
+                            block_lines.push(span.start.line() + 1..span.end.line() + 1);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            let mut kept = Vec::with_capacity(edits.len());
+            for (e, start) in edits.into_iter().zip(starts) {
+                let keep = match e.kind {
+                    EditKind::Pair => start >= reached || quoted.iter().any(|r| r.contains(&start)),
+                    EditKind::Closer(line) => {
+                        line > reached_line || !block_lines.iter().any(|r| r.contains(&line))
+                    }
+                };
+                if keep {
+                    kept.push(e);
+                }
+            }
+            let (t, r, _) = apply_edits(&chars, &kept);
+            text = t;
+            rewrite = r;
+        }
+        let mut tabs = TabSeparators::default();
+        if fixes.tabs {
+            tabs = TabSeparators::find(&text);
+            let inside = tabs.inside_scalars(&tabs.apply(&text));
+            tabs.keep(&inside);
+            text = tabs.apply(&text);
+        }
+        Prepared {
+            text,
+            tabs,
+            rewrite,
+        }
+    }
+}
+
+/// When the escape that saphyr-parser refused in the double-quoted scalar opening at `quote` is
+/// a surrogate (`\ud83d` alone, or a low one first): the line it is on.
+fn lone_surrogate_line(positions: &Positions<'_>, quote: usize, line: usize) -> Option<usize> {
+    let chars: Vec<char> = positions.text[positions.byte(quote)..].chars().collect();
+    let mut line = line;
+    let mut i = 1;
+    while let Some(c) = chars.get(i) {
+        match c {
+            '"' => return None,
+            '\n' => line += 1,
+            '\\' => {
+                if let Some((value, _)) = code_escape(&chars, i) {
+                    if (0xD800..0xE000).contains(&value) {
+                        return Some(line);
+                    }
+                    // Another escape that is no character (`\U00110000`): not this error.
+                    char::from_u32(value)?;
+                }
+                if chars.get(i + 1) == Some(&'\n') {
+                    line += 1;
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The 1024-character limit of an implicit key in a block mapping, counted in the original text
+/// when a surrogate pair made the key shorter for saphyr-parser, which counts in the text it
+/// reads.
+// spec: discovery.portable (YAML reader: implicit key length)
+fn check_rewritten_key(
+    w: &Walker,
+    positions: &Positions<'_>,
+    rewrite: &Rewrite,
+    start: usize,
+    end: usize,
+    gap_start: usize,
+    line: usize,
+) -> Result<(), YamlError> {
+    let Some(frame) = w.stack.last() else {
+        return Ok(());
+    };
+    let block_key = !frame.flow
+        && matches!(
+            frame.kind,
+            FrameKind::Mapping {
+                expecting_key: true,
+                ..
+            }
+        );
+    if !block_key
+        || rewrite.original(end) - rewrite.original(start) <= end - start
+        || has_explicit_key_indicator(positions.slice(gap_start, start))
+    {
+        return Ok(());
+    }
+    let after = positions.slice(end, end.saturating_add(MAX_IMPLICIT_KEY + 1));
+    let gap = after
+        .chars()
+        .take_while(|c| matches!(c, ' ' | '\t'))
+        .count();
+    if rewrite.original(end + gap) - rewrite.original(start) > MAX_IMPLICIT_KEY {
+        return Err(YamlError::Syntax {
+            line,
+            message: format!(
+                "the `:` of an implicit key is more than {MAX_IMPLICIT_KEY} characters after \
+                 the key's start"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The same rule for a quoted scalar across lines in a block collection: each line after the
+/// first that is not blank is indented by more than `column` spaces (YAML 1.2 and the `yaml`
+/// package; saphyr-parser also takes `- "a` then `b"` at the sequence's column).
+// spec: discovery.portable (YAML reader: quoted scalars across lines)
+fn check_quoted_lines(
+    lines: &mut Lines<'_>,
+    from: usize,
+    to: usize,
+    column: usize,
+) -> Result<(), YamlError> {
+    for n in from + 1..=to {
+        let Some((_, text)) = lines.get(n) else {
+            break;
+        };
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        let spaces = text.len() - text.trim_start_matches(' ').len();
+        if spaces > column || text.trim_start_matches([' ', '\t']).is_empty() {
+            continue;
+        }
+        return Err(YamlError::Syntax {
+            line: n,
+            message: format!(
+                "a line of a quoted scalar is indented {spaces} spaces, not more than the block \
+                 collection around it (column {column})"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Where the `]` or `}` of a flow collection whose end event starts at `start` (on `line`) is,
+/// and its line: after a trailing comma the event starts at the comma, and white space,
+/// line breaks and comments may come before the indicator.
+fn closing_indicator(positions: &Positions<'_>, start: usize, line: usize) -> (usize, usize) {
+    let (mut at, mut line) = (start, line);
+    let mut comment = false;
+    while let Some(c) = positions.char_at(at) {
+        match c {
+            '\n' => {
+                line += 1;
+                comment = false;
+            }
+            ']' | '}' if !comment => return (at, line),
+            '#' => comment = true,
+            _ => {}
+        }
+        at += 1;
+    }
+    (start, line)
+}
+
+/// The lines of the original text, for the indentation rule of flow collections.
+struct Lines<'a> {
+    text: &'a str,
+    /// Each line's first character position and text (without its `\n`), built when needed.
+    lines: Option<Vec<(usize, &'a str)>>,
+}
+
+impl<'a> Lines<'a> {
+    fn get(&mut self, n: usize) -> Option<(usize, &'a str)> {
+        let text = self.text;
+        let lines = self.lines.get_or_insert_with(|| {
+            let mut at = 0;
+            text.split('\n')
+                .map(|l| {
+                    let start = at;
+                    at += l.chars().count() + 1;
+                    (start, l)
+                })
+                .collect()
+        });
+        lines.get(n.checked_sub(1)?).copied()
+    }
+}
+
+/// The indentation rule of a flow collection inside a block collection whose entries stand at
+/// column `column`: every line after the collection's first (`from`) up to its last (`to`) is
+/// indented by more than `column` spaces (YAML 1.2, `s-flow-line-prefix`), except blank lines,
+/// comment lines, and the last line when it starts with the collection's own closing indicator
+/// (at `closer`), which may stand at `column` itself, as the `yaml` package allows (OpenClaw
+/// writes `metadata: {` … `}`).
+// spec: discovery.portable (YAML reader: flow collections in block collections)
+fn check_flow_lines(
+    lines: &mut Lines<'_>,
+    from: usize,
+    to: usize,
+    closer: usize,
+    column: usize,
+) -> Result<(), YamlError> {
+    for n in from + 1..=to {
+        let Some((start, text)) = lines.get(n) else {
+            break;
+        };
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        let spaces = text.len() - text.trim_start_matches(' ').len();
+        let rest = text.trim_start_matches([' ', '\t']);
+        if spaces > column || rest.is_empty() || rest.starts_with('#') {
+            continue;
+        }
+        let first = start + (text.chars().count() - rest.chars().count());
+        if spaces == column && n == to && first == closer {
+            continue;
+        }
+        return Err(YamlError::Syntax {
+            line: n,
+            message: format!(
+                "a line inside a flow collection is indented {spaces} spaces, not more than \
+                 the block collection around it (column {column})"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The reader's error for one of saphyr-parser's.
+fn scan_error(e: &saphyr_parser::ScanError, positions: &Positions<'_>) -> YamlError {
+    let line = e.marker().line();
+    match e.info() {
+        // saphyr-parser's own cap: more than 255 nested flow collections.
+        "recursion limit exceeded" => YamlError::TooDeep { line },
+        "a byte order mark must not appear inside a document" => YamlError::ByteOrderMark { line },
+        "while parsing node, found unknown anchor" => YamlError::UnknownAlias { line },
+        INVALID_ESCAPE => match lone_surrogate_line(positions, e.marker().index(), line) {
+            Some(line) => YamlError::LoneSurrogate { line },
+            None => YamlError::Syntax {
+                line,
+                message: e.info().to_owned(),
+            },
+        },
+        _ => YamlError::Syntax {
+            line,
+            message: e.info().to_owned(),
+        },
+    }
+}
+
+/// The 1024-character limit of the key of a single pair in a flow sequence (`[key: value]`),
+/// which saphyr-parser does not check, when the node ending at `end` is such a key. Counted in
+/// the original text.
+fn check_flow_pair_key(
+    w: &Walker,
+    positions: &Positions<'_>,
+    rewrite: &Rewrite,
+    end: usize,
+    line: usize,
+) -> Result<(), YamlError> {
+    let Some(frame) = w.stack.last() else {
+        return Ok(());
+    };
+    let (
+        Some(key_start),
+        FrameKind::Mapping {
+            expecting_key: true,
+            ..
+        },
+    ) = (frame.implicit_pair_start, &frame.kind)
+    else {
+        return Ok(());
+    };
+    // The `:` follows the key after spaces or tabs.
+    let after = positions.slice(end, end.saturating_add(MAX_IMPLICIT_KEY + 1));
+    let gap = after
+        .chars()
+        .take_while(|c| matches!(c, ' ' | '\t'))
+        .count();
+    if rewrite.original(end + gap) - rewrite.original(key_start) > MAX_IMPLICIT_KEY {
+        return Err(YamlError::Syntax {
+            line,
+            message: format!(
+                "the `:` of an implicit key in a flow sequence is more than {MAX_IMPLICIT_KEY} \
+                 characters after the key's start"
+            ),
+        });
+    }
+    Ok(())
+}
+
+fn walk(original: &str, prepared: &Prepared, build: bool) -> Result<Document, YamlError> {
+    let text = prepared.text.as_str();
+    let tabs = &prepared.tabs;
+    let rewrite = &prepared.rewrite;
     let positions = Positions::new(text);
+    let mut lines = Lines {
+        text: original,
+        lines: None,
+    };
     let mut w = Walker {
         anchors: HashMap::new(),
         alias_log: Vec::new(),
@@ -952,21 +1551,7 @@ fn walk(text: &str, tabs: &TabSeparators, build: bool) -> Result<Document, YamlE
     let mut prev_end = 0usize;
 
     for item in Parser::new_from_str(text) {
-        let (event, span) = item.map_err(|e| {
-            let line = e.marker().line();
-            match e.info() {
-                // saphyr-parser's own cap: more than 255 nested flow collections.
-                "recursion limit exceeded" => YamlError::TooDeep { line },
-                "a byte order mark must not appear inside a document" => {
-                    YamlError::ByteOrderMark { line }
-                }
-                "while parsing node, found unknown anchor" => YamlError::UnknownAlias { line },
-                _ => YamlError::Syntax {
-                    line,
-                    message: e.info().to_owned(),
-                },
-            }
-        })?;
+        let (event, span) = item.map_err(|e| scan_error(&e, &positions))?;
         let line = span.start.line();
         let start = span.start.index();
         let end = span.end.index();
@@ -975,6 +1560,7 @@ fn walk(text: &str, tabs: &TabSeparators, build: bool) -> Result<Document, YamlE
             anchor,
             tag: tag.as_deref().map(full_tag),
             line,
+            column: span.end.col(),
             flow_start: opens_flow(positions.slice(start, end)),
             content_line: span.end.line(),
             start,
@@ -990,6 +1576,13 @@ fn walk(text: &str, tabs: &TabSeparators, build: bool) -> Result<Document, YamlE
                 None
             }
             Event::Scalar(text, style, anchor, tag) => {
+                if matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted)
+                    && span.end.line() > line
+                {
+                    if let Some(column) = w.stack.last().filter(|f| !f.flow).map(|f| f.column) {
+                        check_quoted_lines(&mut lines, line, span.end.line(), column)?;
+                    }
+                }
                 let tag = tag.as_deref().map(full_tag);
                 let value = resolve_scalar(&text, style, tag.as_deref());
                 let key_id = scalar_key_id(&text, style, tag.as_deref());
@@ -1043,36 +1636,23 @@ fn walk(text: &str, tabs: &TabSeparators, build: bool) -> Result<Document, YamlE
                 w.open(kind, opening(anchor, tag), Value::Mapping)?;
                 None
             }
-            Event::SequenceEnd => Some(w.close(Value::Sequence)),
-            Event::MappingEnd => Some(w.close(Value::Mapping)),
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((from, column)) = w.stack.last().and_then(|f| f.in_block) {
+                    let (closer, to) = closing_indicator(&positions, start, line);
+                    check_flow_lines(&mut lines, from, to, rewrite.original(closer), column)?;
+                }
+                Some(w.close(if matches!(event, Event::SequenceEnd) {
+                    Value::Sequence
+                } else {
+                    Value::Mapping
+                }))
+            }
             _ => None,
         };
         if let Some(node) = node {
-            if let Some(frame) = w.stack.last() {
-                if let (
-                    Some(key_start),
-                    FrameKind::Mapping {
-                        expecting_key: true,
-                        ..
-                    },
-                ) = (frame.implicit_pair_start, &frame.kind)
-                {
-                    // The `:` follows the key after spaces or tabs.
-                    let after = positions.slice(end, end.saturating_add(MAX_IMPLICIT_KEY + 1));
-                    let gap = after
-                        .chars()
-                        .take_while(|c| matches!(c, ' ' | '\t'))
-                        .count();
-                    if end + gap - key_start > MAX_IMPLICIT_KEY {
-                        return Err(YamlError::Syntax {
-                            line,
-                            message: format!(
-                                "the `:` of an implicit key in a flow sequence is more than \
-                                 {MAX_IMPLICIT_KEY} characters after the key's start"
-                            ),
-                        });
-                    }
-                }
+            check_flow_pair_key(&w, &positions, rewrite, end, line)?;
+            if rewrite.shorter {
+                check_rewritten_key(&w, &positions, rewrite, start, end, gap_start, line)?;
             }
             w.place(node, line)?;
         }
@@ -1425,6 +2005,177 @@ mod tests {
         }
         assert_eq!(kind("name: x\n:  { lead: x}\n"), Ok(()));
         assert_eq!(kind("name: x\n: &a [a, b]\n"), Ok(()));
+    }
+
+    #[test]
+    fn surrogate_pairs_make_one_character() {
+        // As `json.dumps` writes U+1F4B0; the `\U` forms and an escaped line break between the
+        // halves too, as the yaml package reads them.
+        for text in [
+            "a: \"\\ud83d\\udcb0\"",
+            "a: \"\\uD83D\\uDCB0\"",
+            "a: \"\\U0000d83d\\U0000dcb0\"",
+            "a: \"\\ud83d\\\n   \\udcb0\"",
+            "a: \"\\ud83d\\\r\n \\udcb0\"\r\n",
+        ] {
+            assert_eq!(
+                top(text, "a"),
+                Some(Value::Str("\u{1f4b0}".into())),
+                "{text:?}"
+            );
+        }
+        let doc =
+            parse("name: \"x \\ud83d\\udcb0 y \\u00e9\"\nmetadata: {\"e\": \"\\ud83e\\udd16\"}\n")
+                .unwrap();
+        assert_eq!(
+            doc.get("name"),
+            Some(&Value::Str("x \u{1f4b0} y \u{e9}".into()))
+        );
+        let tree = parse_tree(
+            "m: {\"e\": \"\\ud83e\\udd16\", \"k\\ud83d\\udcb0\": [\"\\ud83d\\udcb0\"]}\n",
+        )
+        .unwrap();
+        let m = tree.tree.as_deref().and_then(|t| t.get("m")).unwrap();
+        assert!(matches!(m.get("e"), Some(Tree::Scalar { text, .. }) if text == "\u{1f916}"));
+        assert!(m.get("k\u{1f4b0}").is_some());
+        // White space after a pair split by an escaped line break stays.
+        assert_eq!(
+            top("a: \"Costs \\ud83d\\\n  \\udcb0 money\"", "a"),
+            Some(Value::Str("Costs \u{1f4b0} money".into()))
+        );
+        // Outside double quotes a backslash is text.
+        assert_eq!(
+            top("a: '\\ud83d\\udcb0'\nb: \"\\ud83d\\udcb0\"", "a"),
+            Some(Value::Str("\\ud83d\\udcb0".into()))
+        );
+        assert_eq!(
+            top(
+                "a: \\ud83d\\udcb0 # \"\\ud83d\\udcb0\"\nb: \"\\ud83d\\udcb0\"",
+                "a"
+            ),
+            Some(Value::Str("\\ud83d\\udcb0".into()))
+        );
+        assert_eq!(
+            top("a: |\n  \\ud83d\\udcb0\nb: \"\\ud83d\\udcb0\"", "a"),
+            Some(Value::Str("\\ud83d\\udcb0\n".into()))
+        );
+        // After an escaped backslash, `ud83d` is text and the low half stands alone.
+        assert_eq!(kind("a: \"\\\\ud83d\\udcb0\""), Err("lone_surrogate"));
+    }
+
+    #[test]
+    fn lone_surrogates_are_not_characters() {
+        for text in [
+            "a: \"\\ud83d\"",
+            "a: \"\\udcb0\"",
+            "a: \"\\udcb0\\ud83d\"",
+            "a: \"\\ud83d x\\udcb0\"",
+            "a: \"\\ud83d\\ud83d\\udcb0\"",
+            "a: \"\\\\\\ud83d\"",
+            "a: [\"\\ud83d\\udcb0\", \"\\U0000DFFF\"]",
+            "a: \"\\ud83d\n  \\udcb0\"",
+        ] {
+            assert_eq!(kind(text), Err("lone_surrogate"), "{text:?}");
+        }
+        assert!(matches!(
+            parse("a: 1\nb: \"x\n  \\ud800\"\n"),
+            Err(YamlError::LoneSurrogate { line: 3 })
+        ));
+        // Other escapes that are not characters stay syntax errors.
+        assert_eq!(kind("a: \"\\U00110000\""), Err("syntax"));
+        // `\\\\ud83d` is a backslash and text.
+        assert_eq!(
+            top("a: \"\\\\ud83d\"", "a"),
+            Some(Value::Str("\\ud83d".into()))
+        );
+    }
+
+    #[test]
+    fn implicit_keys_count_the_escapes_as_written() {
+        // `\ud83d\udcb0` is 12 characters of the key, although the parser sees 10.
+        let key = |pad: usize| format!("\"{}\\ud83d\\udcb0\": v\n", "k".repeat(pad));
+        // The quotes (2) and the escapes (12): 1024 characters up to the `:` with pad 1010.
+        assert_eq!(kind(&key(1010)), Ok(()));
+        assert_eq!(kind(&key(1011)), Err("syntax"));
+        let pair = |pad: usize| format!("s: [\"{}\\ud83d\\udcb0\": v]\n", "k".repeat(pad));
+        assert_eq!(kind(&pair(1010)), Ok(()));
+        assert_eq!(kind(&pair(1011)), Err("syntax"));
+        // Explicit keys and flow mappings have no limit.
+        let long = format!("\"{}\\ud83d\\udcb0\"", "k".repeat(2000));
+        assert_eq!(kind(&format!("? {long}\n: v\n")), Ok(()));
+        assert_eq!(kind(&format!("m: {{{}}}", key(2000).trim_end())), Ok(()));
+    }
+
+    #[test]
+    fn flow_collections_closing_at_the_block_column() {
+        // OpenClaw's style: the closing `}` or `]` at the column of the block mapping.
+        for text in [
+            "name: x\nmetadata: {\n  \"openclaw\": {\n    \"emoji\": \"x\",\n    \"r\": [\"a\"]\n  }\n}\ndescription: y\n",
+            "metadata: {\n  a: 1,\n}\n",
+            "metadata: [\n  \"a\",\n  \"b\"\n]\n",
+            "metadata: {\r\n  \"a\": \"1\"\r\n}\r\n",
+            "k: {\n  a: 1\n} # c\n",
+            "k:\n  {\n    \"a\": \"1\"\n}\n",
+            "- {\n  \"a\": \"1\"\n}\n",
+            "- k: [\n    \"a\"\n  ]\n",
+            "m:\n  o: {\n    \"a\": 1\n  }\n",
+            "k: &x [\n  \"a\"\n]\nj: *x\n",
+            "k: {\n# a comment\n  \"a\": \"1\"\n\n}\n",
+            "k: {\n  \"a\": \"\\ud83d\\udcb0\"\n}\n",
+            "d: |\n  }\nk: {\n  \"a\": \"1\"\n}\n",
+            "k: {\n  \"a\": [1],\n}\n",
+            "k: [\n  \"a\",\n  # c\n]\n",
+        ] {
+            assert_eq!(kind(text), Ok(()), "{text:?}");
+        }
+        let doc = parse("name: x\nmetadata: {\n  \"a\": \"1\"\n}\ndescription: y\n").unwrap();
+        assert_eq!(doc.get("metadata"), Some(&Value::Mapping));
+        assert_eq!(doc.get("description"), Some(&Value::Str("y".into())));
+        // A block scalar keeps a line that starts with `}` as it is.
+        assert_eq!(
+            top("d: |\n  a\n  }\nk: {\n  \"a\": \"1\"\n}\n", "d"),
+            Some(Value::Str("a\n}\n".into()))
+        );
+        // Any other line of the collection is indented past the block column, and only the
+        // outermost collection's end may stand at it (as in the yaml package).
+        for text in [
+            "metadata: {\"a\": \"x\",\n\"b\": 2}\n",
+            "metadata: {\"a\": 1,\n\"b\": 2}\n",
+            "metadata: [\na\n]\n",
+            "k: {\n  a: [\n  1\n]\n}\n",
+            "k: [\n a, {\n b: 1\n}\n]\n",
+            "k: {\n  a: 1\n,b: 2}\n",
+            "m:\n  o: {\n    \"a\": 1\n}\n",
+            "m:\n  o: {\n    \"a\": 1\n }\n",
+            "k: {\n  \"a\": 1\n}, x\n",
+            "m:\n  o: {\n    \"a\": 1,\n }\n",
+            "m:\n  o: [\n    \"a\",\n    # c\n ]\n",
+        ] {
+            assert_eq!(kind(text), Err("syntax"), "{text:?}");
+        }
+        // Quoted scalars across lines follow the same rule, without the closing allowance.
+        for text in [
+            "- \"a\nb\"\n",
+            "- \"a\n\tb\"\n",
+            "- - \"a\n  b\"\n",
+            "s:\n  - 'a\n  b'\n",
+            "- \"a\n\nb\"\n",
+        ] {
+            assert_eq!(kind(text), Err("syntax"), "{text:?}");
+        }
+        // The column is the entries', not the properties' on the line above.
+        assert_eq!(kind("k: &a\n  x: 'b\n   c'\n  y: [\n    1\n  ]\n"), Ok(()));
+        assert_eq!(kind("k: !!map\n  x: 'b\n  c'\n"), Err("syntax"));
+        for text in [
+            "- \"a\n b\"\n",
+            "- \"a\n\n  b\"\n",
+            "k: \"a\n \tb\"\n",
+            "- k: \"a\n   b\"\n",
+        ] {
+            assert_eq!(kind(text), Ok(()), "{text:?}");
+        }
+        // A flow collection at the top has no block column.
+        assert_eq!(kind("{\n\"a\": \"1\"\n}\n"), Ok(()));
     }
 
     #[test]

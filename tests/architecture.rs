@@ -573,6 +573,35 @@ fn the_runner_layers_are_the_documented_ones() {
     );
 }
 
+/// The runner prints to stdout only through `runner/src/output.rs` (its `out!`/`outln!`), never
+/// with `print!`/`println!`, which panic when stdout's reader went away (`skillspec run -v |
+/// head`, issue #18). Tests may print.
+#[test]
+fn the_runner_prints_only_through_its_output_module() {
+    let mut files = Vec::new();
+    rust_files(&repo().join("runner/src"), &mut files);
+    let mut found = Vec::new();
+    for f in files.iter().filter(|f| !f.ends_with("output.rs")) {
+        let source = Source::read(f);
+        let text: String = source.code.iter().collect();
+        for name in ["print!", "println!"] {
+            for (byte, _) in text.match_indices(name) {
+                let before = text[..byte].chars().last();
+                let at = text[..byte].chars().count();
+                let line = line_of(&source.code, at);
+                let macro_call = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                if macro_call && !in_ranges(&source.tests, line) {
+                    found.push(format!("{}:{line}: {name}", f.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "stdout written around runner/src/output.rs: {found:?}"
+    );
+}
+
 /// Every file of the runner opens with a `//!` account of what it owns.
 #[test]
 fn every_runner_file_says_what_it_owns() {

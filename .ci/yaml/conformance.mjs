@@ -151,6 +151,9 @@ function jsDecide(YAML, id, text) {
     return { id, accepted: false, error_kind: 'TO_JS', error: e.message.split('\n')[0] }
   }
   const resolve = node => (YAML.isAlias(node) ? node.resolve(doc) : node)
+  // A lone surrogate (from `"\ud83d"`) cannot cross to the reader's side as JSON; the reader
+  // refuses such a text anyway (lone-surrogate), so its replacement character is never compared.
+  const wellFormed = v => (typeof v === 'string' ? v.toWellFormed() : v)
   const kindOf = raw => {
     const node = resolve(raw)
     if (node === null || node === undefined) return { kind: 'null' }
@@ -159,7 +162,7 @@ function jsDecide(YAML, id, text) {
     if (YAML.isScalar(node)) {
       const v = node.value
       const tag = node.tag
-      if (typeof v === 'string') return { kind: 'string', value: v, tag }
+      if (typeof v === 'string') return { kind: 'string', value: wellFormed(v), tag }
       if (v === null) return { kind: 'null', tag }
       if (typeof v === 'boolean') return { kind: 'bool', tag }
       if (typeof v === 'number' || typeof v === 'bigint') return { kind: 'number', tag }
@@ -176,7 +179,7 @@ function jsDecide(YAML, id, text) {
     for (const pair of map.items) {
       const keyNode = resolve(pair.key)
       if (YAML.isScalar(keyNode) && typeof keyNode.value === 'string') {
-        const e = { key: keyNode.value }
+        const e = { key: wellFormed(keyNode.value) }
         if (keyNode.tag) e.key_tag = keyNode.tag
         const v = kindOf(pair.value)
         e.kind = v.kind
@@ -229,6 +232,7 @@ function generator(seed) {
   const pick = xs => xs[int(xs.length)]
   const chance = p => rnd() < p
 
+  const EMOJI = ['💰', '🤖', '🦞', '🔐', '🙂']
   const KEYS = ['name', 'description', 'license', 'metadata', 'version', 'allowed-tools', 'tags',
     'compatibility', 'author', 'x', 'Name', 'name ', 'über', '名前', 'a b', '1', 'true', 'null', '~', '',
     '0x1', '1.0', '0o1', '+1', 'True', '.nan', '-0', '0', '<<']
@@ -238,7 +242,7 @@ function generator(seed) {
     '12:30', '2024-01-02', '=', '<<', '- x', '? x', '[a]', '{a}', '@x', '`x`', '%x', '!x', '&x', '*x',
     '"q"', "'q'", 'a: b', 'a:b', 'http://x.y', ' lead', 'trail ', 'tab\there', 'line\nbreak', '\\',
     '\u00a0', '\ufeff', '\u0085', '\u2028', 'é\u0301', '9007199254740993', '0.1', '1.0', '0', '00',
-    'k:\tv', 'x:\t-y', '\u001c', '0x1', '0o1', '+1', 'True', '.nan']
+    'k:\tv', 'x:\t-y', '\u001c', '0x1', '0o1', '+1', 'True', '.nan', '💰', 'Costs 💰 money', '🤖🦞']
   // Words that break a plain scalar or the structure around it when written unquoted.
   const TRICKY = new Set(['- x', '? x', 'a: b', '[a]', '{a}', '@x', '`x`', '%x', '!x', '&x', '*x',
     '"q"', "'q'", ' lead', 'line\nbreak', 'k:\tv', 'x:\t-y', '\ufeff', '\u001c', 'a #b', '\\'])
@@ -261,9 +265,28 @@ function generator(seed) {
     const cp = c.codePointAt(0)
     if (cp < 0x20 || cp === 0x85 || cp === 0xfeff || cp === 0x2028) return `\\u${cp.toString(16).padStart(4, '0')}`
     if (cp > 0xffff && chance(0.3)) return `\\U${cp.toString(16).padStart(8, '0')}`
+    // A UTF-16 surrogate pair as json.dumps writes it (`\ud83d\udcb0`).
+    if (cp > 0xffff && chance(0.3)) return surrogates(c)
     if (cp === 0xe9 && chance(0.3)) return '\\xe9'
     return c
   }).join('') + '"'
+
+  // A character outside the BMP as two `\u` escapes; sometimes upper case, sometimes an
+  // escaped line break between the halves.
+  function surrogates(c) {
+    const hex = u => {
+      const h = u.toString(16)
+      return chance(0.3) ? h.toUpperCase() : h
+    }
+    const [hi, lo] = [c.charCodeAt(0), c.charCodeAt(1)]
+    return `\\u${hex(hi)}${chance(0.05) ? '\\\n  ' : ''}\\u${hex(lo)}`
+  }
+
+  // Escapes that are not characters: a lone or reversed surrogate, or a pair split apart.
+  function badSurrogates() {
+    return pick(['\\ud83d', '\\udcb0', '\\udcb0\\ud83d', '\\ud83d x', '\\ud83d\\u0041', '\\uDFFF',
+      '\\U0000d83d', '\\ud83d\\ud83d\\udcb0'])
+  }
 
   function scalar(indent) {
     const w = pick(WORDS)
@@ -401,11 +424,78 @@ function generator(seed) {
     return `name: deep\nmetadata:\n  ${'- '.repeat(n - 1)}x\n`
   }
 
+  // A flow node as real frontmatter writes it across lines (OpenClaw's `metadata: {` ... `}`,
+  // prettier's `metadata:` then an indented `{`): JSON-like keys and values, trailing commas,
+  // comments, and closing lines at, above or below the column of the block around it.
+  function multiLineFlow(indent, depth) {
+    const ind = ' '.repeat(indent)
+    const step = pick([2, 2, 4, 1])
+    const inner = ' '.repeat(indent + step)
+    const isMap = chance(0.7)
+    const [open, close] = isMap ? ['{', '}'] : ['[', ']']
+    const n = 1 + int(4)
+    const items = []
+    for (let i = 0; i < n; i++) {
+      let v
+      const r = rnd()
+      if (depth < 2 && r < 0.25) v = multiLineFlow(indent + step, depth + 1).trimStart()
+      else if (r < 0.5) v = dq(pick(EMOJI.concat(['weather', 'x-y', 'Use when: x', 'café'])))
+      else if (r < 0.6) v = `[${pick(['"a"', 'b', '"c", "d"', ''])}]`
+      else if (r < 0.7) v = pick(['true', '1', 'null', '1.5'])
+      else v = flowScalar()
+      const k = pick(['"openclaw"', '"emoji"', '"requires"', 'bins', '"install"', 'os', '"id"', `"k${i}"`])
+      let lineIndent = inner
+      if (chance(0.05)) lineIndent = ind // content at the block column: refused by both
+      if (chance(0.03)) lineIndent = ''
+      items.push(`${lineIndent}${isMap ? `${k}: ${v}` : v}${i < n - 1 || chance(0.3) ? ',' : ''}${chance(0.08) ? ' # c' : ''}`)
+      if (chance(0.05)) items.push(pick([`${inner}# a comment`, '# a comment at column 0', '']))
+    }
+    const closeIndent = pick([ind, ind, ind + ' '.repeat(step), ind.slice(1), ''])
+    const after = chance(0.1) ? pick([' # c', ',', ' x', '}']) : ''
+    return `${open}${chance(0.1) ? ' # c' : ''}\n${items.join('\n')}\n${closeIndent}${close}${after}`
+  }
+
+  // Shapes of real frontmatter the rest of the generator rarely makes: multi-line flow
+  // collections, quoted scalars continued at column 0, block scalars in `metadata`, long lines,
+  // comments after values, surrogate escapes.
+  function realistic() {
+    const out = []
+    const long = () => Array.from({ length: 20 + int(200) }, () => pick(['use', 'when', 'the', 'skill', 'a', 'data,', 'x-y', '(b)'])).join(' ')
+    out.push(`name: ${pick(['weather', '"weather"', "'weather'"])}${chance(0.2) ? ' # the id' : ''}`)
+    const r = rnd()
+    if (r < 0.25) {
+      // A quoted description continued on lines at column 0 or indented.
+      const q = pick(['"', "'"])
+      const cont = pick(['', '', ' ', '  '])
+      out.push(`description: ${q}${long()}\n${cont}${pick(['more words', 'Use when: x', '# not a comment', ''])}\n${cont}end${q}${chance(0.2) ? ' # c' : ''}`)
+    } else if (r < 0.45) {
+      out.push(`description: ${chance(0.5) ? long() : dq(long() + ' ' + pick(EMOJI))}${chance(0.3) ? ' # c' : ''}`)
+    } else if (r < 0.6) {
+      out.push(`description: ${pick(['|', '>', '|-', '>-'])}\n  ${long()}\n  ${pick(['}', ']', 'x', '# not a comment'])}\n`)
+    } else {
+      out.push(`description: ${dq(pick(['Weather', 'Money ' + pick(EMOJI)]))}`)
+    }
+    if (chance(0.3)) out.push(`homepage: https://example.com/x${chance(0.3) ? ' # c' : ''}`)
+    const m = rnd()
+    if (m < 0.45) out.push(`metadata: ${multiLineFlow(0, 0)}`)
+    else if (m < 0.6) out.push(`metadata:\n  ${multiLineFlow(2, 0)}`)
+    else if (m < 0.7) out.push(`metadata:\n  openclaw: ${multiLineFlow(2, 0)}`)
+    else if (m < 0.8) {
+      const style = pick(['|', '>', '|-', '|+'])
+      out.push(`metadata:\n  notes: ${style}${chance(0.2) ? ' # c' : ''}\n    ${long()}\n\n    ${pick(['}', '- x', 'a: b', '"q"'])}\n  other: ${dq(pick(EMOJI))}`)
+    } else if (m < 0.9) out.push(`metadata: {"openclaw": {"emoji": ${dq(pick(EMOJI))}, "requires": {"bins": ["x"]}}}${chance(0.3) ? ' # c' : ''}`)
+    else out.push(`metadata: ${dq(pick(['x ', '']) + pick(EMOJI))}`)
+    if (chance(0.1)) out.push(`bad: "${badSurrogates()}"`)
+    if (chance(0.1)) out.push(`tags: ${multiLineFlow(0, 1)}`)
+    return out.join('\n')
+  }
+
   return () => {
     anchors = []
     aliasUses = 0
     let text
-    if (chance(0.03)) text = bomb()
+    if (chance(0.25)) text = realistic()
+    else if (chance(0.03)) text = bomb()
     else if (chance(0.01)) text = longKey()
     else if (chance(0.005)) text = deep()
     else {

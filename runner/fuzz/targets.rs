@@ -836,9 +836,9 @@ fn check_case_file(input: &[u8]) -> Result<(), String> {
     let text = text(input);
     let file = Path::new("fuzz/read/case.yaml");
     let lines = yaml_lines(&text);
-    match parse_case(file, "read", &text) {
+    match parse_case(file, Some("read"), &text) {
         Ok(case) => {
-            let again = parse_case(file, "read", &text)
+            let again = parse_case(file, Some("read"), &text)
                 .map_err(|e| format!("the same text failed the second time: {e}"))?;
             ensure(again == case, || "the same text parsed differently".into())
         }

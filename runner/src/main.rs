@@ -15,7 +15,7 @@ use clap::Parser;
 
 use skillspec_runner::commands::cli::{Cli, Command};
 use skillspec_runner::commands::{
-    adapter, check_tree, clauses, export, list, report, run, show, smoke,
+    adapter, allowlist, check_tree, clauses, export, list, report, run, show, smoke,
 };
 
 fn main() -> ExitCode {
@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Command::Clauses { cases, json } => clauses::clauses(cases, json),
         Command::Show { id, cases } => show::show_case(cases, &id),
         Command::CheckTree { root, json } => check_tree::check_tree(&root, json),
+        Command::Allowlist { root, only } => allowlist::allowlist(&root, &only),
         Command::Report { command } => report::report_command(command),
         Command::Adapter {
             without,

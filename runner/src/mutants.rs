@@ -27,6 +27,7 @@ use crate::cases::Case;
 use crate::execution::{self, run_suite, CaseOutcome, Observer, Policy, RunOptions, Status};
 use crate::implementations::reference::Reference;
 use crate::implementations::{ImplError, Implementation};
+use crate::output::outln;
 
 /// The name a worker takes for the unmutated reference.
 pub const BASELINE: &str = "none";
@@ -192,7 +193,7 @@ pub fn run(opts: &Options) -> ExitCode {
         }
     };
     let jobs = opts.jobs.max(1);
-    println!(
+    outln!(
         "running the suite against the reference and {} mutant(s), {jobs} at a time",
         chosen.len()
     );
@@ -231,7 +232,7 @@ pub fn run(opts: &Options) -> ExitCode {
             (_, true) => "killed",
             (_, false) => "SURVIVED",
         };
-        println!(
+        outln!(
             "  {name:<38} {mark:<8} {:>5.1} s  {}",
             outcome.wall.as_secs_f64(),
             if name == BASELINE && !outcome.killed() {
@@ -241,13 +242,12 @@ pub fn run(opts: &Options) -> ExitCode {
             }
         );
         if !outcome.flaky.is_empty() {
-            println!(
+            outln!(
                 "  {:<38} (failed once, then passed: {})",
                 "",
                 outcome.flaky.join(", ")
             );
         }
-        let _ = std::io::stdout().flush();
         results.push((name, outcome));
     }
     for t in threads {
@@ -271,13 +271,13 @@ pub fn run(opts: &Options) -> ExitCode {
         })
         .collect();
     let table = markdown(&rows, &baseline, wall);
-    println!("\n{table}");
+    outln!("\n{table}");
     if let Some(path) = &opts.report {
         if let Err(e) = std::fs::write(path, &table) {
             eprintln!("skillspec mutants: cannot write {}: {e}", path.display());
             return ExitCode::from(1);
         }
-        println!("wrote {}", path.display());
+        outln!("wrote {}", path.display());
     }
     let survivors = rows.iter().filter(|(_, o)| !o.killed()).count();
     if baseline.killed() || baseline.stopped.is_some() {

@@ -82,7 +82,7 @@ pub fn smoke_cases() -> Result<Vec<(Case, &'static str)>, Vec<CaseError>> {
     let name = |file: &str| PathBuf::from(format!("smoke:{file}"));
     let sources = SMOKE_CASES.iter().map(|(file, _, text)| cases::CaseSource {
         file: name(file),
-        area: "smoke".into(),
+        area: Some("smoke".into()),
         text: Ok((*text).to_owned()),
     });
     let suite = cases::assemble(

@@ -47,16 +47,13 @@ pub fn load_embedded() -> Result<Suite, Vec<CaseError>> {
             return None;
         }
         // The directory below spec-cases/, as `load_dir` names areas.
-        let area = match rel.split_once('/') {
-            Some((first, _)) => first,
-            None => "root",
-        };
+        let area = rel.split_once('/').map(|(first, _)| first.to_owned());
         let text = std::str::from_utf8(f.bytes)
             .map(str::to_owned)
             .map_err(|e| format!("cannot read: not UTF-8 ({e})"));
         Some(cases::CaseSource {
             file: PathBuf::from(format!("embedded:{}", f.path)),
-            area: area.to_owned(),
+            area,
             text,
         })
     });

@@ -2,7 +2,7 @@
 
 mod common;
 use common::{bin, repo, skillspec, text};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use skillspec_runner::cases::fixture::{self, Tree};
@@ -362,15 +362,65 @@ fn the_suite_finds_the_deviations_of_a_naive_runtime() {
     );
 }
 
+/// One case's run report in `dir`, as the one partition of its run (for the report commands'
+/// inputs, `report merge` included).
+fn one_case_report(dir: &Path) -> String {
+    let report = dir.join("one");
+    let out = skillspec(&[
+        "run",
+        "--partition",
+        "1/1",
+        "--filter",
+        "discovery.portable.loads",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    report.join("report.json").to_str().unwrap().to_owned()
+}
+
+/// Every command that prints survives a reader that went away before anything was written
+/// (`skillspec list | head -0`): no panic (exit 101), the command's own exit code. Issue #18:
+/// `report html`/`report merge` printed their last line with `println!` and panicked.
 #[test]
 fn a_closed_stdout_is_not_a_crash() {
-    for args in [
-        vec!["list"],
-        vec!["clauses"],
-        vec!["show", "run.exec.only-standard-descriptors"],
-    ] {
+    let dir = tempfile::tempdir().unwrap();
+    let report = one_case_report(dir.path());
+    let d = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let commands: Vec<Vec<String>> = vec![
+        vec!["list".into()],
+        vec!["clauses".into()],
+        vec!["show".into(), "run.exec.only-standard-descriptors".into()],
+        vec![
+            "check-tree".into(),
+            repo().join("fixtures").to_str().unwrap().into(),
+        ],
+        vec!["export".into(), d("exported")],
+        vec!["report".into(), "markdown".into(), report.clone()],
+        vec![
+            "report".into(),
+            "html".into(),
+            d("page.html"),
+            report.clone(),
+        ],
+        vec!["report".into(), "merge".into(), d("merged"), report.clone()],
+        // These two stop once no one reads them, and a cut-short run or diagnosis exits 1.
+        vec![
+            "run".into(),
+            "--jobs".into(),
+            "1".into(),
+            "--filter".into(),
+            "read.*".into(),
+        ],
+        vec![
+            "smoke".into(),
+            "--adapter".into(),
+            format!("{} adapter", bin().display()),
+        ],
+    ];
+    for args in &commands {
         let mut child = Command::new(bin())
-            .args(&args)
+            .args(args)
             .current_dir(repo())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -381,8 +431,111 @@ fn a_closed_stdout_is_not_a_crash() {
         let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        let expected = if ["run", "smoke"].contains(&args[0].as_str()) {
+            1
+        } else {
+            0
+        };
+        assert_eq!(out.status.code(), Some(expected), "{args:?}: {stderr}");
     }
+}
+
+/// `skillspec run -v | head`: the reader goes away in the middle of the run. The run stops
+/// quietly (no panic, nothing on stderr) with exit 1, because cases were not run, and its report
+/// says why it stopped. Issue #18: it panicked, exit 101.
+#[test]
+fn a_run_whose_reader_goes_away_stops_quietly() {
+    use std::io::Read as _;
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report");
+    let mut child = Command::new(bin())
+        .args(["run", "-v", "--jobs", "1", "--filter", "read.*", "--report"])
+        .arg(&report)
+        .current_dir(repo())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr, "", "nothing but the run's own words on stderr");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let report = common::validated_report(&report);
+    let reason = report["stopped"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("stdout was closed"), "{reason}");
+    assert!(report["summary"]["not_run"].as_u64().unwrap_or(0) > 0);
+}
+
+/// `run --report DIR` and `--write-failures FILE` that cannot be written fail the command at
+/// once, exit 2 naming the path, before any case runs (issue #18: exit 0 after the whole run,
+/// with no report). Paths that can be written are checked without leaving anything behind.
+#[test]
+fn unwritable_report_paths_exit_2_before_any_case_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let taken = dir.path().join("taken");
+    std::fs::create_dir_all(taken.join("junit.xml")).unwrap();
+    let one = ["run", "--filter", "discovery.portable.loads"];
+    let bad: [(&str, PathBuf, &str); 4] = [
+        ("--report", file.join("report"), "a-file/report"),
+        ("--report", taken.clone(), "taken/junit.xml"),
+        (
+            "--write-failures",
+            dir.path().join("no/such/dir/f.txt"),
+            "no/such/dir/f.txt",
+        ),
+        ("--write-failures", taken.clone(), "taken"),
+    ];
+    for (flag, path, named) in &bad {
+        let out = skillspec(&[&one[..], &[flag, path.to_str().unwrap()]].concat());
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{flag} {}: {t}", path.display());
+        assert!(t.contains(named), "{flag} names {named}: {t}");
+        assert!(!t.contains("running "), "{flag}: no case ran: {t}");
+    }
+    // Writable: the report's directory is created, and the check leaves no file of its own.
+    let report = dir.path().join("new/report");
+    let failures = dir.path().join("failures.txt");
+    let out = skillspec(
+        &[
+            &one[..],
+            &[
+                "--report",
+                report.to_str().unwrap(),
+                "--write-failures",
+                failures.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(report.join("report.json").is_file() && report.join("junit.xml").is_file());
+    let mut left: Vec<String> = std::fs::read_dir(&report)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["junit.xml", "report.json"]);
+    assert!(std::fs::read_to_string(&failures)
+        .unwrap()
+        .starts_with("# Cases"));
+}
+
+/// `report html OUT` creates OUT's directory (issue #18: exit 1), as `run --report DIR` does.
+#[test]
+fn report_html_creates_the_directory_of_its_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = one_case_report(dir.path());
+    let page = dir.path().join("pages/deeper/index.html");
+    let out = skillspec(&["report", "html", page.to_str().unwrap(), &report]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("discovery.portable.loads"));
 }
 
 /// The trading and replay guards are mandatory: the reference told to lack one (`adapter

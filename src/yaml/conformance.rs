@@ -219,6 +219,21 @@ pub const ACCEPTED: &[AcceptedClass] = &[
                  suite, and the reader agrees with the suite",
     },
     AcceptedClass {
+        id: "lone-surrogate",
+        reason: "a `\\u` escape of a UTF-16 surrogate that is not half of a pair (`\\ud83d` \
+                 alone, or a low one first) is not a character: YAML 1.2 escapes are Unicode \
+                 scalar values, a Rust string cannot hold it, and replacing it by U+FFFD would \
+                 change the text silently; the yaml package keeps the lone UTF-16 code unit in \
+                 its JavaScript string",
+    },
+    AcceptedClass {
+        id: "flow-comment-column-0",
+        reason: "a comment line at column 0 inside a flow collection is a comment, as YAML 1.2 \
+                 allows at any indentation; the yaml package refuses one that follows a value \
+                 of a flow mapping without a comma (`{` then `  \"a\": 1` then `# c` then `}`), \
+                 reporting a comment not separated by white space, and accepts it elsewhere",
+    },
+    AcceptedClass {
         id: "nesting-limit",
         reason: "collections nested more than 255 deep are refused (a fixed, stated limit); the \
                  yaml package has none short of its call stack",
@@ -290,6 +305,30 @@ fn has_tagged_empty_key(text: &str) -> bool {
             && tokens.next().is_some_and(|t| t.starts_with(['!', '&']))
             && tokens.next().is_some_and(|t| t == ":")
     })
+}
+
+/// Whether the yaml package refused a comment line that starts at column 0 (inside a flow
+/// mapping, after a value without a comma), which it reports as a comment not separated by white
+/// space.
+fn is_column_0_comment_error(text: &str, theirs: &Decision) -> bool {
+    let Some(rest) = theirs.error.as_deref().and_then(|e| {
+        e.strip_prefix(
+            "Comments must be separated from other tokens by white space characters at line ",
+        )
+    }) else {
+        return false;
+    };
+    let Some((line, column)) = rest.split_once(", column ") else {
+        return false;
+    };
+    let Ok(n) = line.parse::<usize>() else {
+        return false;
+    };
+    column.trim_end_matches(':') == "1"
+        && text
+            .split('\n')
+            .nth(n.saturating_sub(1))
+            .is_some_and(|l| l.starts_with('#'))
 }
 
 /// Whether two strings are the same once spaces and line breaks are removed.
@@ -374,6 +413,7 @@ pub fn compare(side: Side, text: &str, ours: &Decision, theirs: &Decision) -> Ve
                 (_, Some("recursive_alias")) => Some("recursive-alias"),
                 (Side::Js, Some("too_deep")) => Some("nesting-limit"),
                 (Side::Js, Some("byte_order_mark")) => Some("byte-order-mark"),
+                (Side::Js, Some("lone_surrogate")) => Some("lone-surrogate"),
                 (Side::Js, Some("syntax")) => syntax_class(text, ours),
                 (Side::Js, Some("duplicate_key")) if has_tagged_empty_key(text) => {
                     Some("tagged-empty-key")
@@ -382,6 +422,8 @@ pub fn compare(side: Side, text: &str, ours: &Decision, theirs: &Decision) -> Ve
             }
         } else if side == Side::Js && theirs.error_kind.as_deref() == Some("KEY_OVER_1024_CHARS") {
             Some("key-length-utf16")
+        } else if side == Side::Js && is_column_0_comment_error(text, theirs) {
+            Some("flow-comment-column-0")
         } else if side == Side::Js
             && theirs.error_kind.as_deref() == Some("DUPLICATE_KEY")
             && has_tagged_empty_key(text)
@@ -688,6 +730,32 @@ mod tests {
             diffs[0].what.contains("ours string, theirs bool"),
             "{diffs:?}"
         );
+    }
+
+    #[test]
+    fn lone_surrogates_and_column_0_comments_are_classed() {
+        let inputs = [
+            input("lone", "a: \"\\ud83d\"\n"),
+            input("comment", "m: {\n  \"a\": 1\n# c\n}\n"),
+            input("indented", "m: {\n  \"a\": 1\n  # c\n}\n"),
+        ];
+        let theirs = [
+            js(
+                r#"{"id":"lone","accepted":true,"root":"mapping","other_keys":0,"entries":[{"key":"a","kind":"string","value":"\ufffd"}]}"#,
+            ),
+            js(
+                r#"{"id":"comment","accepted":false,"error_kind":"MISSING_CHAR","error":"Comments must be separated from other tokens by white space characters at line 3, column 1:"}"#,
+            ),
+            js(
+                r#"{"id":"indented","accepted":false,"error_kind":"MISSING_CHAR","error":"Comments must be separated from other tokens by white space characters at line 3, column 3:"}"#,
+            ),
+        ];
+        let tally = run(Side::Js, &inputs, &theirs, None).unwrap();
+        assert_eq!(tally.accepted.get("lone-surrogate"), Some(&1));
+        assert_eq!(tally.accepted.get("flow-comment-column-0"), Some(&1));
+        // Only a comment at column 0 is the decided difference.
+        assert_eq!(tally.unexpected.len(), 1);
+        assert_eq!(tally.unexpected[0].0, "indented");
     }
 
     #[test]

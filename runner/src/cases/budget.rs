@@ -174,7 +174,7 @@ mod tests {
         let text = format!(
             "id: t.budget\nsummary: A case.\nclauses: [discovery.portable]\ntree:\n  skills/a/SKILL.md: \"---\\nname: a\\ndescription: b\\n---\\n\"\n{tree}steps:\n  - discover:\n    expect:\n      loaded: [a]\n{steps}"
         );
-        parse_case(Path::new("t.yaml"), "t", &text)
+        parse_case(Path::new("t.yaml"), Some("t"), &text)
     }
 
     /// `n` entries `f0`, `f1`, ... of `entry`.
@@ -306,7 +306,7 @@ mod tests {
         let source = |id: &str, tree: &str| {
             crate::cases::CaseSource {
             file: format!("{id}.yaml").into(),
-            area: "t".into(),
+            area: Some("t".into()),
             text: Ok(format!(
                 "id: t.{id}\nsummary: A case.\nclauses: [discovery.portable]\ntree:\n  skills/a/SKILL.md: \"---\\nname: a\\ndescription: b\\n---\\n\"\n{tree}steps:\n  - discover:\n    expect:\n      loaded: [a]\n  - read: {{skill: a, path: {{$repeat: x, times: 1000}}}}\n"
             )),

@@ -125,7 +125,8 @@ pub struct Case {
     /// The file the case came from, and the line of its `id`.
     pub file: PathBuf,
     pub line: usize,
-    /// The directory below the cases root that holds the file (`discovery`, `read`, ...).
+    /// The directory below the cases root that holds the file (`discovery`, `read`, ...), or for
+    /// a file directly in the root the first word of the id.
     pub area: String,
     /// The canary tokens the case plants (SPEC.md, "How verdicts are judged").
     pub canaries: exposure::Canaries,
@@ -183,13 +184,22 @@ impl Ctx<'_> {
     }
 }
 
-/// Parses and validates one case file's text.
-pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError> {
+/// Parses and validates one case file's text. `area` is the directory below the cases root that
+/// holds the file; `None` for a file directly in the root, whose area is the first word of its
+/// id (`discovery` for `discovery.portable.loads`).
+pub fn parse_case(file: &Path, area: Option<&str>, text: &str) -> Result<Case, CaseError> {
     let cx = Ctx { file };
-    let raw: RawCase = serde_saphyr::from_str(text).map_err(|e| CaseError {
-        file: file.to_path_buf(),
-        line: None,
-        message: format!("not a valid case file: {e}"),
+    let raw: RawCase = serde_saphyr::from_str(text).map_err(|e| {
+        // The snippet is headed with the file's name, not the parser's `<input>`.
+        let name = file.display().to_string();
+        let rendered = e.render_with_options(serde_saphyr::render_options! {
+            source_name: Some(name.as_str()),
+        });
+        CaseError {
+            file: file.to_path_buf(),
+            line: None,
+            message: format!("not a valid case file: {rendered}"),
+        }
     })?;
     let line = raw.id.referenced.line() as usize;
     let (id, summary) = id_and_summary(&cx, line, &raw)?;
@@ -238,6 +248,11 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         &canaries,
         bounded.as_deref(),
     )?;
+    // A valid id has at least one word.
+    let area = area
+        .or_else(|| id.split('.').next())
+        .unwrap_or("")
+        .to_owned();
     Ok(Case {
         id,
         summary,
@@ -249,7 +264,7 @@ pub fn parse_case(file: &Path, area: &str, text: &str) -> Result<Case, CaseError
         steps,
         file: file.to_path_buf(),
         line,
-        area: area.to_owned(),
+        area,
         canaries,
         bounded,
         alone: raw.alone,
@@ -971,17 +986,13 @@ pub fn load_dir(dir: &Path) -> Result<Suite, Vec<CaseError>> {
     collect_files(dir, &mut files, &mut errors);
     files.sort();
     let sources = files.into_iter().map(|file| {
-        let area = file
-            .strip_prefix(dir)
-            .ok()
-            .and_then(|rel| {
-                let mut comps = rel.components();
-                let first = comps.next()?;
-                comps
-                    .next()
-                    .map(|_| first.as_os_str().to_string_lossy().into_owned())
-            })
-            .unwrap_or_else(|| "root".into());
+        let area = file.strip_prefix(dir).ok().and_then(|rel| {
+            let mut comps = rel.components();
+            let first = comps.next()?;
+            comps
+                .next()
+                .map(|_| first.as_os_str().to_string_lossy().into_owned())
+        });
         // A case file is a few KiB (the suite's largest is under 3 KiB); the cap lets a case
         // spell out as much argument text as `$repeat` may make (16 MiB), and no FIFO or device
         // is ever waited on.
@@ -998,10 +1009,11 @@ pub fn load_dir(dir: &Path) -> Result<Suite, Vec<CaseError>> {
 }
 
 /// One case file for [`assemble`]: its name in messages, its area (the directory below the
-/// suite's root, or `root`), and its text or why it could not be read.
+/// suite's root; `None` directly in the root: see [`parse_case`]), and its text or why it could
+/// not be read.
 pub struct CaseSource {
     pub file: PathBuf,
-    pub area: String,
+    pub area: Option<String>,
     pub text: Result<String, String>,
 }
 
@@ -1040,7 +1052,7 @@ pub(crate) fn assemble_within(
                 continue;
             }
         };
-        match parse_case(&source.file, &source.area, &text) {
+        match parse_case(&source.file, source.area.as_deref(), &text) {
             Ok(case) if held + budget::held(&case) > max_held => {
                 // spec-cases/README.md "Budgets": what all cases of a run hold in memory.
                 errors.push(CaseError {
@@ -1124,10 +1136,51 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Case, CaseError> {
-        parse_case(Path::new("t.yaml"), "t", text)
+        parse_case(Path::new("t.yaml"), Some("t"), text)
     }
 
     const GOOD: &str = "id: t.one\nsummary: A case.\nclauses: [discovery.portable]\ntree:\n  skills/a/SKILL.md: \"---\\nname: a\\ndescription: b\\n---\\n\"\nsteps:\n  - discover:\n    expect:\n      loaded: [a]\n";
+
+    /// A case file directly in a flat `--cases DIR` takes its area from its id's first word
+    /// (issue #18: it was `root`); one in a directory below takes the directory's name.
+    #[test]
+    fn a_case_file_in_the_root_takes_its_area_from_its_id() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(
+            dir.path().join("one.yaml"),
+            GOOD.replace("t.one", "read.flat.one"),
+        )
+        .expect("write");
+        std::fs::create_dir(dir.path().join("odd")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("odd/two.yaml"),
+            GOOD.replace("t.one", "read.two"),
+        )
+        .expect("write");
+        let suite = load_dir(dir.path()).expect("loads");
+        let areas: Vec<(&str, &str)> = suite
+            .cases
+            .iter()
+            .map(|c| (c.id.as_str(), c.area.as_str()))
+            .collect();
+        assert_eq!(areas, [("read.flat.one", "read"), ("read.two", "odd")]);
+    }
+
+    /// A YAML error's snippet is headed with the case file's name, not serde-saphyr's default
+    /// `<input>` (issue #18).
+    #[test]
+    fn a_yaml_error_names_the_case_file() {
+        let file = Path::new("cases/broken-case.yaml");
+        let Err(e) = parse_case(file, None, "id: t.one\nsummary: [unclosed\nclauses: x\n") else {
+            panic!("accepted broken YAML")
+        };
+        assert!(!e.message.contains("<input>"), "{}", e.message);
+        assert!(
+            e.message.contains("cases/broken-case.yaml:"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn good_case_parses() {

@@ -52,6 +52,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print SPORTSCLAW_SKILL_SCRIPT_ALLOWLIST approving the helpers of the skills loaded from
+    /// ROOT (all of them, or those named), hashed as skill_run_script hashes them.
+    Allowlist {
+        /// The skills root.
+        root: PathBuf,
+        /// Only these: a skill id (its helpers) or SKILL/SCRIPT (one helper, e.g.
+        /// espn-api/scripts/espn_fetch.py).
+        #[arg(value_name = "SKILL[/SCRIPT]")]
+        only: Vec<String>,
+    },
     /// Merge partitions of a run, or render reports as Markdown or HTML.
     Report {
         #[command(subcommand)]

@@ -1,6 +1,7 @@
 //! The `skillspec` program's subcommands, one module each; `main.rs` only parses the command line
 //! ([`cli`]) and dispatches here. Shared here: the exit codes, writing a command's output
-//! ([`emit`]), usage errors and loading the suite a command names.
+//! ([`emit`]; every command prints through [`crate::output`], which makes a closed stdout
+//! quiet), usage errors and loading the suite a command names.
 //!
 //! - [`cli`]: the clap definitions of every subcommand.
 //! - [`run`]: `run`, the suite against the reference or an adapter.
@@ -8,19 +9,21 @@
 //! - [`clauses`]: `clauses`, the clauses with the cases that cite them.
 //! - [`show`]: `show`, one case as prose.
 //! - [`check_tree`]: `check-tree`, what the reference loads from a skills root.
+//! - [`allowlist`]: `allowlist`, the script allowlist approving a root's helpers.
 //! - [`report`]: `report merge|markdown|html`.
 //! - [`adapter`]: `adapter`, the reference served over the adapter protocol.
 //! - [`smoke`]: `smoke`, a plain-words diagnosis of an adapter.
 //! - [`export`]: `export`, the embedded suite written to a directory.
 //! - `mutants` (only with the cargo feature `mutants`): `mutants`, the suite against each mutant.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::cases::{self, Suite};
+use crate::output;
 
 pub mod adapter;
+pub mod allowlist;
 pub mod check_tree;
 pub mod clauses;
 pub mod cli;
@@ -37,20 +40,14 @@ const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 const EXIT_BROKEN: u8 = 3;
 
-/// Writes a command's whole output to stdout. A reader that went away (`skillspec list | head -1`)
-/// is not an error.
+/// Writes a command's whole output to stdout ([`crate::output`]). A reader that went away
+/// (`skillspec list | head -1`) is not an error: the reader had what it wanted.
 pub(crate) fn emit(text: &str) -> ExitCode {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("skillspec: cannot write the output: {e}");
-            ExitCode::from(EXIT_FAILED)
-        }
+    output::print(format_args!("{text}"));
+    if output::failed() {
+        ExitCode::from(EXIT_FAILED)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

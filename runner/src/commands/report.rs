@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use super::cli::ReportCommand;
 use super::{emit, load_suite, usage_error, EXIT_FAILED};
 use crate::cases::Suite;
+use crate::output::outln;
 use crate::reports;
 use crate::reports::json::read_report;
 use crate::reports::merge;
@@ -106,7 +107,7 @@ fn merge_reports(
             missing.join(", ")
         ));
     }
-    println!("{line}");
+    outln!("{line}");
     ExitCode::SUCCESS
 }
 
@@ -120,6 +121,15 @@ fn html_report(out: &Path, paths: &[PathBuf], cases: Option<PathBuf>) -> ExitCod
         Err(code) => return code,
     };
     let page = reports::html::render(&views, suite.as_ref().map_err(String::as_str));
+    // OUT's directory is created, as `run --report DIR` and `report merge OUT_DIR` create theirs.
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Err(e) = parent.map_or(Ok(()), std::fs::create_dir_all) {
+        eprintln!(
+            "skillspec: cannot create the directory of {}: {e}",
+            out.display()
+        );
+        return ExitCode::from(EXIT_FAILED);
+    }
     if let Err(e) = std::fs::write(out, page) {
         eprintln!("skillspec: cannot write {}: {e}", out.display());
         return ExitCode::from(EXIT_FAILED);
@@ -127,6 +137,6 @@ fn html_report(out: &Path, paths: &[PathBuf], cases: Option<PathBuf>) -> ExitCod
     if let Err(why) = &suite {
         eprintln!("skillspec: note: the page shows no case definitions: {why}");
     }
-    println!("wrote {}", out.display());
+    outln!("wrote {}", out.display());
     ExitCode::SUCCESS
 }

@@ -2,7 +2,6 @@
 //! [`crate::execution::run_suite`], with the run's terminal account ([`Terminal`]), reports,
 //! known failures and exit code.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -17,6 +16,7 @@ use crate::execution::{run_suite, CaseOutcome, Observer, Policy, RunOptions, Sta
 use crate::implementations::adapter::{Adapter, Record};
 use crate::implementations::reference::Reference;
 use crate::implementations::{ImplError, Implementation};
+use crate::output::{self, out, outln};
 use crate::protocol::ImplInfo;
 use crate::reports::merge;
 use crate::reports::{self, one_line, visible, ReportCase, RunReport};
@@ -31,11 +31,14 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
+    if let Err(e) = check_outputs(&args) {
+        return usage_error(e);
+    }
     let partition = args
         .partition
         .map(|p| merge::partition_json(p, args.filter.as_deref(), &plan.selected));
     if let Some(p) = args.partition {
-        println!(
+        outln!(
             "partition {p}: {} of the {} selected case(s)",
             plan.cases.len(),
             plan.selected.len()
@@ -155,12 +158,12 @@ impl<'a> Terminal<'a> {
     /// as NOT RUN).
     fn close(&mut self, results: &[CaseOutcome]) {
         if self.column != 0 {
-            println!();
+            outln!();
         }
         self.details.sort_by_key(|(position, _)| *position);
         let reported = |p: usize| results.get(p).is_some_and(|o| o.status != Status::NotRun);
         for (_, d) in self.details.iter().filter(|(p, _)| reported(*p)) {
-            println!("\n{}", d.trim_end());
+            outln!("\n{}", d.trim_end());
         }
     }
 }
@@ -174,17 +177,17 @@ impl Observer for Terminal<'_> {
             1 => String::new(),
             n => format!(" on {n} workers"),
         };
-        println!(
+        outln!(
             "running {} case(s) from {} against {}{side_by_side}",
             self.plan.cases.len(),
             one_line(&crate::suite::describe_source(self.args.cases.as_deref())),
             one_line(&format!("{} {}", info.name, info.version))
         );
         if self.args.cases.is_none() && Path::new("spec-cases").is_dir() {
-            println!("(./spec-cases is not used: pass --cases spec-cases to run it)");
+            outln!("(./spec-cases is not used: pass --cases spec-cases to run it)");
         }
         if let Some(warning) = crate::protocol::features::unknown_warning(&info.unknown_features) {
-            println!("{}", one_line(&warning));
+            outln!("{}", one_line(&warning));
         }
     }
 
@@ -198,7 +201,7 @@ impl Observer for Terminal<'_> {
     fn case_finished(&mut self, position: usize, case: &Case, outcome: &CaseOutcome) {
         let report_case = ReportCase::from(case);
         if self.args.verbose {
-            print!("{}", reports::describe(&report_case, outcome));
+            out!("{}", reports::describe(&report_case, outcome));
         } else {
             let mark = match outcome.status {
                 Status::Pass => '.',
@@ -208,10 +211,10 @@ impl Observer for Terminal<'_> {
                 Status::Error { .. } => 'E',
                 Status::NotRun => ' ',
             };
-            print!("{mark}");
+            out!("{mark}");
             self.column += 1;
             if self.column == 72 {
-                println!();
+                outln!();
                 self.column = 0;
             }
             let known = self.plan.known_failures.contains(&case.id);
@@ -220,7 +223,61 @@ impl Observer for Terminal<'_> {
                     .push((position, reports::describe(&report_case, outcome)));
             }
         }
-        let _ = std::io::stdout().flush();
+    }
+
+    // A closed stdout (`skillspec run -v | head`): no one reads the run, so it stops; its cases
+    // not run make the exit code 1, so a cut-short run never reads as a pass.
+    fn stop(&mut self) -> Option<String> {
+        output::closed().then(|| {
+            "stdout was closed (its reader went away) or could not be written, so the run stopped early".to_owned()
+        })
+    }
+}
+
+/// `--report DIR` and `--write-failures FILE`, checked before any case runs, so that a report
+/// that cannot be written fails the command at once (exit 2) rather than after the whole run with
+/// no report. DIR is created (the run writes into it whatever its outcome); `report.json` and
+/// `junit.xml` in it and FILE are checked by [`writable`], which leaves nothing behind.
+fn check_outputs(args: &RunArgs) -> Result<(), String> {
+    if let Some(dir) = &args.report {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot write the report to {}: {e}", dir.display()))?;
+        for name in reports::REPORT_FILES {
+            writable(&dir.join(name))?;
+        }
+    }
+    if let Some(path) = &args.write_failures {
+        writable(path)?;
+    }
+    Ok(())
+}
+
+/// Whether the file at `path` can be written at the end of the run, found out without changing
+/// it: a regular file is opened for writing (not truncated), a missing one is created and removed
+/// again, a directory is refused, and a pipe or device (`/dev/stdout`, `>(cat)`) is not opened
+/// (opening a FIFO would wait for its reader) and is written at the end as given.
+fn writable(path: &Path) -> Result<(), String> {
+    let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(format!(
+            "cannot write {}: it is a directory",
+            path.display()
+        )),
+        Ok(m) if m.is_file() => std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map(drop)
+            .map_err(cannot),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .map_err(cannot)?;
+            std::fs::remove_file(path).map_err(cannot)
+        }
+        Err(e) => Err(cannot(e)),
     }
 }
 
@@ -229,20 +286,25 @@ fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Prints the summary, writes the reports and picks the exit code.
+/// Prints the summary, writes the reports and picks the exit code: a report that could not be
+/// written after all ([`check_outputs`] passed, then the disk filled) makes it at least 1.
 fn finish(
     args: &RunArgs,
     run_report: &RunReport,
     partition: Option<&serde_json::Value>,
 ) -> ExitCode {
-    println!("\n{}", reports::summary_text(run_report).trim_end());
+    outln!("\n{}", reports::summary_text(run_report).trim_end());
+    let mut written = true;
     if let Some(dir) = &args.report {
         match reports::write(run_report, dir, partition) {
-            Ok(()) => println!("report written to {}", dir.display()),
-            Err(e) => eprintln!(
-                "skillspec: cannot write the report to {}: {e}",
-                dir.display()
-            ),
+            Ok(()) => outln!("report written to {}", dir.display()),
+            Err(e) => {
+                eprintln!(
+                    "skillspec: cannot write the report to {}: {e}",
+                    dir.display()
+                );
+                written = false;
+            }
         }
     }
     if let Some(path) = &args.write_failures {
@@ -254,6 +316,7 @@ fn finish(
         }
         if let Err(e) = std::fs::write(path, text) {
             eprintln!("skillspec: cannot write {}: {e}", path.display());
+            written = false;
         }
     }
     let totals = run_report.totals();
@@ -269,7 +332,7 @@ fn finish(
         };
         eprintln!("skillspec: the adapter is broken: {why}");
         ExitCode::from(EXIT_BROKEN)
-    } else if !totals.is_ok() {
+    } else if !totals.is_ok() || !written {
         ExitCode::from(EXIT_FAILED)
     } else {
         ExitCode::SUCCESS

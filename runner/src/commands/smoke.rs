@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::{usage_error, EXIT_FAILED};
 use crate::execution::python;
+use crate::output;
 
 pub fn smoke(adapter: String, timeout: u64, python: Option<PathBuf>) -> ExitCode {
     let python = match python::resolve(python.as_deref()) {
@@ -22,10 +23,11 @@ pub fn smoke(adapter: String, timeout: u64, python: Option<PathBuf>) -> ExitCode
         timeout: Duration::from_secs(timeout.max(1)),
         python,
     };
-    let mut stdout = std::io::stdout().lock();
-    match crate::smoke::run(&opts, &mut stdout) {
+    // A closed stdout stops the diagnosis: exit 1, never a verdict no one read
+    // ([`crate::output`] has said on stderr when it was not its reader going away).
+    match crate::smoke::run(&opts, &mut output::Stdout) {
         Ok(code) => ExitCode::from(code),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_FAILED),
+        Err(_) if output::closed() => ExitCode::from(EXIT_FAILED),
         Err(e) => {
             eprintln!("skillspec smoke: {e}");
             ExitCode::from(EXIT_FAILED)

@@ -827,7 +827,7 @@ mod tests {
         // Anything else that appears, whenever, was written by code that must not run.
         assert_eq!(kinds(&[false]), [MismatchKind::Unsafe(Exposure::CodeRan)]);
         let text = "id: t.p\nsummary: s.\nclauses: [discovery.portable]\ntree:\n  installed/notes/SKILL.md: \"x\\n\"\nsteps:\n  - discover:\n    expect: {loaded: []}\n  - write: {later/file: \"y\\n\"}\n";
-        let case = crate::cases::parse_case(Path::new("t.yaml"), "t", text).unwrap();
+        let case = crate::cases::parse_case(Path::new("t.yaml"), Some("t"), text).unwrap();
         let paths = [
             "installed/notes",
             "installed/not",
@@ -843,7 +843,7 @@ mod tests {
         use crate::protocol::WireStep;
         let case = |config: &str| {
             let text = format!("id: t.r\nsummary: s.\nclauses: [tools.registration]\n{config}steps:\n  - tools:\n    expect: {{offered: []}}\n");
-            crate::cases::parse_case(Path::new("t.yaml"), "t", &text).unwrap()
+            crate::cases::parse_case(Path::new("t.yaml"), Some("t"), &text).unwrap()
         };
         let offered = || {
             Mismatch::exposed(
@@ -889,7 +889,8 @@ mod tests {
         assert_eq!(kind(&case(""), &select), removed);
         // A call of a tool an earlier select removed from the ceiling (attenuation).
         let attenuation = "id: t.a\nsummary: s.\nclauses: [trust.attenuation]\nrequires: [selection, trust]\nconfig:\n  skill_dirs: {installed: installed}\nsteps:\n  - select: {message: notes, tools: [skill_remove]}\n    expect: {tool_ceiling: []}\n  - call: {tool: skill_remove, args: {name: notes}}\n    expect: {error: unknown_tool}\n";
-        let attenuated = crate::cases::parse_case(Path::new("t.yaml"), "t", attenuation).unwrap();
+        let attenuated =
+            crate::cases::parse_case(Path::new("t.yaml"), Some("t"), attenuation).unwrap();
         let call = |tool: &str| WireStep::Call {
             tool: tool.into(),
             args: serde_json::json!({}),

@@ -1089,8 +1089,9 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
     }
     if t.skipped > 0 {
         line.push_str(&format!(
-            " ({} skipped: a precondition is not met here)",
-            t.skipped
+            " ({} skipped: {})",
+            t.skipped,
+            skip_reasons(report)
         ));
     }
     if t.known_failures > 0 || t.fixed > 0 {
@@ -1100,6 +1101,32 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
         ));
     }
     line
+}
+
+/// Why the run's skipped cases were skipped, in words, without `-v`: the one reason (`needs a
+/// runner that is not root, because root ignores file permissions`), or each with its count, in
+/// the order first met. A case skipped with no reason (a report from elsewhere) counts as `a
+/// precondition is not met here`.
+fn skip_reasons(report: &RunReport) -> String {
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for r in report.cases().filter(|r| r.verdict == Verdict::Skipped) {
+        let why = match &r.outcome.status {
+            Status::Skipped(why) if !why.trim().is_empty() => why.as_str(),
+            _ => "a precondition is not met here",
+        };
+        match reasons.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((why, 1)),
+        }
+    }
+    match reasons.as_slice() {
+        [(why, _)] => one_line(why).into_owned(),
+        _ => reasons
+            .iter()
+            .map(|(why, n)| format!("{n} {}", one_line(why)))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
 }
 
 /// Writes `report.json` (with `partition` when the run is one slice of a run) and `junit.xml`
@@ -1112,12 +1139,16 @@ pub fn write(report: &RunReport, dir: &Path, partition: Option<&Value>) -> std::
     write_files(dir, &json, &junit(report).map_err(std::io::Error::other)?)
 }
 
+/// The files [`write_files`] writes into a report directory.
+pub const REPORT_FILES: [&str; 2] = ["report.json", "junit.xml"];
+
 /// Writes `report.json` (pretty, with a final newline) and `junit.xml` into `dir`.
 pub fn write_files(dir: &Path, report_json: &Value, junit_xml: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let text = serde_json::to_string_pretty(report_json).map_err(std::io::Error::other)?;
-    std::fs::write(dir.join("report.json"), text + "\n")?;
-    std::fs::write(dir.join("junit.xml"), junit_xml)
+    let [json_file, junit_file] = REPORT_FILES;
+    std::fs::write(dir.join(json_file), text + "\n")?;
+    std::fs::write(dir.join(junit_file), junit_xml)
 }
 
 /// The one-line message of a failure in junit.xml: `UNSAFE (exposure, ...):`, `PERMISSIVE:` or
@@ -1206,7 +1237,7 @@ mod tests {
         let text = format!(
             "id: {id}\nsummary: s.\nclauses: [tools.registration]\nsteps:\n  - tools:\n    expect: {{offered: []}}\n"
         );
-        crate::cases::parse_case(Path::new("t.yaml"), area, &text).unwrap()
+        crate::cases::parse_case(Path::new("t.yaml"), Some(area), &text).unwrap()
     }
 
     fn outcome(status: Status) -> CaseOutcome {
@@ -1496,6 +1527,38 @@ mod tests {
         assert!(!broken(&|c| c["mismatches"][1]["kind"] = json!("safety")));
         assert!(!broken(&|c| c["exposures"] = json!(["leak"])));
         assert!(!broken(&|c| c["failure_kind"] = json!("safety")));
+    }
+
+    /// The summary's result line says why cases were skipped (issue #18: running as root), not
+    /// only that a precondition is not met; several reasons each with its count.
+    #[test]
+    fn the_result_line_says_why_cases_were_skipped() {
+        let root = "needs a runner that is not root, because root ignores file permissions";
+        let (a, b, c) = (case("d.a", "d"), case("d.b", "d"), case("d.c", "d"));
+        let skipped = |why: &str| outcome(Status::Skipped(why.into()));
+        let one = report(vec![(&a, skipped(root)), (&b, skipped(root))], &[]);
+        let line = result_line(&one, &one.conformance());
+        assert!(line.ends_with(&format!(" (2 skipped: {root})")), "{line}");
+        assert!(summary_text(&one).contains(&format!("2 skipped: {root})")));
+        let mixed = report(
+            vec![
+                (&a, skipped(root)),
+                (&b, skipped("flaky")),
+                (&c, skipped(root)),
+            ],
+            &[],
+        );
+        let line = result_line(&mixed, &mixed.conformance());
+        assert!(
+            line.ends_with(&format!(" (3 skipped: 2 {root}; 1 flaky)")),
+            "{line}"
+        );
+        let unsaid = report(vec![(&a, skipped(""))], &[]);
+        let line = result_line(&unsaid, &unsaid.conformance());
+        assert!(
+            line.ends_with(" (1 skipped: a precondition is not met here)"),
+            "{line}"
+        );
     }
 
     #[test]
