@@ -219,8 +219,10 @@ pub fn open_listed(
     name: &OsStr,
     kind: EntryKind,
 ) -> Result<OwnedFd, LeafError> {
-    // spec: discovery.symlink.skill-md, discovery.symlink.skill-yml (by the listed kind: a
-    // symlink, like a FIFO or a device, is refused before any call on its name)
+    // By the listed kind: a symlink, like a FIFO or a device, is refused before any call on its
+    // name.
+    // spec: discovery.symlink.skill-md (a SKILL.md listed as a symlink is never opened)
+    // spec: discovery.symlink.skill-yml (a skill.yml listed as a symlink is never opened)
     match kind {
         EntryKind::Regular => {}
         EntryKind::Symlink => return Err(LeafError::Symlink),
