@@ -7,10 +7,15 @@
 //! (`skill.yml` + `SKILL.md`) or portable (frontmatter), or skipped with a reason. All file access
 //! goes through [`crate::safe_fs`] ([`safe_fs::access`]); the limits are [`crate::rules`]'.
 //!
+//! Each directory is listed once: its listing says whether it holds `SKILL.md` and, for a skill
+//! directory, what kind of entry `SKILL.md` and `skill.yml` are, so a guide file that is not a
+//! regular file is skipped by its listed kind without ever being opened
+//! ([`safe_fs::open_listed`]). A guide file is read straight into the buffer kept, and the body
+//! stays in that buffer (a range of it, not a copy).
+//!
 //! A tool (layer 2): it uses the primitives `safe_fs`, `yaml`, `frontmatter`, `legacy` and
 //! `rules`.
 
-use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -21,7 +26,7 @@ use serde::Serialize;
 use crate::frontmatter;
 use crate::legacy;
 use crate::rules::{rules, SPEC};
-use crate::safe_fs::{self, DirError, EntryKind, LeafError, Use};
+use crate::safe_fs::{self, DirError, Entries, EntryKind, LeafError, Use};
 use crate::yaml::{self, Value};
 
 /// Directories deeper than this many levels below the root are not examined.
@@ -168,10 +173,22 @@ fn join_display(components: &[Vec<u8>]) -> String {
         .join("/")
 }
 
-/// A skill directory found by the walk, already loaded or rejected.
+/// A skill directory found by the walk, already loaded or rejected. The guide is boxed so that
+/// the candidates, moved and sorted, stay small; its `components` are the candidate's, moved
+/// into it once it is kept.
 struct Candidate {
     components: Vec<Vec<u8>>,
-    outcome: Result<Guide, (SkipReason, String)>,
+    outcome: Result<Box<Guide>, (SkipReason, String)>,
+}
+
+impl Candidate {
+    /// The skill directory's name: its last path component.
+    fn name(&self) -> &[u8] {
+        self.components
+            .last()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
 }
 
 /// Opens `root` (following a symlink at the root itself only) and scans it.
@@ -206,13 +223,18 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
     walk(root, &mut Vec::new(), &mut found);
     let names_present = (steps.names_present)(names_present, &candidates);
 
-    let mut by_name: BTreeMap<Vec<u8>, Vec<Candidate>> = BTreeMap::new();
-    for c in candidates {
-        let name = c.components.last().cloned().unwrap_or_default();
-        by_name.entry(name).or_default().push(c);
-    }
-    let mut loaded = Vec::new();
-    for (name, group) in by_name {
+    // The skill directories of each name together, each name's in the order of the walk (a
+    // stable sort, in place: no table of names is built beside them).
+    candidates.sort_by(|a, b| a.name().cmp(b.name()));
+    // At most one guide per skill directory: reserved once instead of grown by doubling.
+    let mut loaded = Vec::with_capacity(candidates.len());
+    let mut rest = candidates.into_iter().peekable();
+    while let Some(first) = rest.next() {
+        let mut group = vec![first];
+        while let Some(next) = rest.next_if(|c| c.name() == group[0].name()) {
+            group.push(next);
+        }
+        let name = group[0].name().to_vec();
         let c = match (steps.one_per_name)(group) {
             Ok(c) => c,
             Err(group) => {
@@ -231,10 +253,12 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
             }
         };
         match c.outcome {
-            Ok(mut guide) => {
+            Ok(guide) => {
+                let mut guide = *guide;
                 if !keep_frontmatter {
                     guide.frontmatter = None;
                 }
+                guide.components = c.components;
                 loaded.push(guide)
             }
             Err((reason, detail)) => skipped.push(Skip {
@@ -283,25 +307,37 @@ struct Found<'a> {
     names: &'a mut std::collections::BTreeSet<Vec<u8>>,
 }
 
+/// Walks the root: lists it and examines its entries ([`walk_listed`]).
 fn walk(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, found: &mut Found<'_>) {
+    match (safe_fs::access(Use::Scan).list_dir)(dir) {
+        Ok(entries) => walk_listed(dir, entries, path, found),
+        Err(e) => found.skipped.push(unlistable(path, e)),
+    }
+}
+
+/// The skip of a directory that cannot be listed.
+fn unlistable(path: &[Vec<u8>], e: std::io::Error) -> Skip {
+    Skip {
+        path: join_display(path),
+        reason: SkipReason::Unreadable,
+        detail: format!("cannot list directory: {e}"),
+    }
+}
+
+/// Examines the listed entries of the directory `dir` (at `path`): symlinks and directories too
+/// deep are skipped, the other directories entered ([`enter`]).
+fn walk_listed(
+    dir: BorrowedFd<'_>,
+    entries: Entries,
+    path: &mut Vec<Vec<u8>>,
+    found: &mut Found<'_>,
+) {
     let Found {
         candidates,
         skipped,
         names,
     } = found;
-    let access = safe_fs::access(Use::Scan);
     let max_depth = rules().discovery.max_depth;
-    let entries = match (access.list_dir)(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            skipped.push(Skip {
-                path: join_display(path),
-                reason: SkipReason::Unreadable,
-                detail: format!("cannot list directory: {e}"),
-            });
-            return;
-        }
-    };
     let depth = path.len() + 1;
     for (name, kind) in entries {
         names.insert(name.clone());
@@ -320,59 +356,86 @@ fn walk(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, found: &mut Found<'_>) {
                 reason: SkipReason::TooDeep,
                 detail: format!("deeper than {max_depth} levels below the root"),
             }),
-            EntryKind::Directory => {
-                let name = OsStr::from_bytes(path.last().map(Vec::as_slice).unwrap_or_default());
-                match (access.open_dir)(dir, name) {
-                    Ok(sub) => match safe_fs::entry_kind(sub.as_fd(), OsStr::new("SKILL.md")) {
-                        Ok(Some(_)) => candidates.push(Candidate {
-                            components: path.clone(),
-                            outcome: load_skill(sub.as_fd(), path),
-                        }),
-                        Ok(None) => walk(
-                            sub.as_fd(),
-                            path,
-                            &mut Found {
-                                candidates,
-                                skipped,
-                                names,
-                            },
-                        ),
-                        Err(e) => skipped.push(Skip {
-                            path: here,
-                            reason: SkipReason::Unreadable,
-                            detail: e.to_string(),
-                        }),
-                    },
-                    // Replaced by a symlink (or removed) since it was listed.
-                    Err(DirError::Symlink | DirError::NotFound | DirError::NotDirectory) => skipped
-                        .push(Skip {
-                            path: here,
-                            reason: SkipReason::Symlink,
-                            detail: "no longer a directory when opened without following links"
-                                .into(),
-                        }),
-                    Err(DirError::Unreadable(e)) => skipped.push(Skip {
-                        path: here,
-                        reason: SkipReason::Unreadable,
-                        detail: e,
-                    }),
-                }
-            }
+            EntryKind::Directory => enter(
+                dir,
+                path,
+                here,
+                &mut Found {
+                    candidates,
+                    skipped,
+                    names,
+                },
+            ),
             EntryKind::Regular | EntryKind::Special => {}
         }
         path.pop();
     }
 }
 
-/// Reads one of the two guide files of a skill directory.
-fn read_guide_file(dir: BorrowedFd<'_>, file: GuideFile) -> Result<String, (SkipReason, String)> {
-    let (file, access) = match file {
-        GuideFile::SkillMd => ("SKILL.md", safe_fs::access(Use::SkillMd)),
-        GuideFile::SkillYml => ("skill.yml", safe_fs::access(Use::SkillYml)),
+/// Enters the directory at `path` (listed in `dir`) and lists it, once: a skill directory when
+/// the listing holds an entry named `SKILL.md` (loaded from the same listing, [`load_skill`]),
+/// else walked ([`walk_listed`]).
+fn enter(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, here: String, found: &mut Found<'_>) {
+    let access = safe_fs::access(Use::Scan);
+    let name = OsStr::from_bytes(path.last().map(Vec::as_slice).unwrap_or_default());
+    let sub = match (access.open_dir)(dir, name) {
+        Ok(sub) => sub,
+        // Replaced by a symlink (or removed) since it was listed.
+        Err(DirError::Symlink | DirError::NotFound | DirError::NotDirectory) => {
+            return found.skipped.push(Skip {
+                path: here,
+                reason: SkipReason::Symlink,
+                detail: "no longer a directory when opened without following links".into(),
+            })
+        }
+        Err(DirError::Unreadable(e)) => {
+            return found.skipped.push(Skip {
+                path: here,
+                reason: SkipReason::Unreadable,
+                detail: e,
+            })
+        }
     };
+    let entries = match (access.list_dir)(sub.as_fd()) {
+        Ok(entries) => entries,
+        Err(e) => return found.skipped.push(unlistable(path, e)),
+    };
+    if let Some(md_kind) = listed(&entries, GuideFile::SkillMd) {
+        let yml_kind = listed(&entries, GuideFile::SkillYml);
+        drop(entries);
+        found.candidates.push(Candidate {
+            outcome: load_skill(sub.as_fd(), path, md_kind, yml_kind).map(Box::new),
+            components: path.clone(),
+        });
+    } else {
+        walk_listed(sub.as_fd(), entries, path, found);
+    }
+}
+
+/// The kind of the guide file `file` in a skill directory's listing; `None` when it has no
+/// entry of that name.
+fn listed(entries: &Entries, file: GuideFile) -> Option<EntryKind> {
+    let name = file.name().as_bytes();
+    entries
+        .binary_search_by(|(n, _)| n.as_slice().cmp(name))
+        .ok()
+        .map(|i| entries[i].1)
+}
+
+/// Reads one of the two guide files of a skill directory, of the kind its listing gave.
+fn read_guide_file(
+    dir: BorrowedFd<'_>,
+    file: GuideFile,
+    kind: EntryKind,
+) -> Result<String, (SkipReason, String)> {
+    let access = match file {
+        GuideFile::SkillMd => safe_fs::access(Use::SkillMd),
+        GuideFile::SkillYml => safe_fs::access(Use::SkillYml),
+    };
+    let file = file.name();
     // spec: discovery.size
     let cap = rules().discovery.max_guide_bytes;
-    let read = access.read_file(dir, OsStr::new(file), cap);
+    let read = access.read_listed(dir, OsStr::new(file), kind, cap);
     let bytes = read.map_err(|e| match e {
         LeafError::NotFound => (
             SkipReason::Unreadable,
@@ -412,6 +475,41 @@ enum GuideFile {
     SkillYml,
 }
 
+impl GuideFile {
+    fn name(self) -> &'static str {
+        match self {
+            GuideFile::SkillMd => "SKILL.md",
+            GuideFile::SkillYml => "skill.yml",
+        }
+    }
+}
+
+/// Where `part` lies in `text` (its start and length), to keep it without copying it
+/// ([`keep`]); when it is not a slice of `text`, a copy of it.
+type Part = Result<(usize, usize), String>;
+
+fn part_of(text: &str, part: &str) -> Part {
+    let start = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize);
+    match start {
+        Some(start) if text.get(start..start.saturating_add(part.len())).is_some() => {
+            Ok((start, part.len()))
+        }
+        _ => Err(part.to_owned()),
+    }
+}
+
+/// The [`Part`] of `text`, kept in `text`'s own buffer: no copy is allocated.
+fn keep(mut text: String, part: Part) -> String {
+    match part {
+        Ok((start, len)) => {
+            text.truncate(start + len);
+            text.drain(..start);
+            text
+        }
+        Err(copy) => copy,
+    }
+}
+
 /// Whether `id` can name a skill: valid UTF-8 without control characters or backticks (the
 /// prompt writes ids in backticks; one inside would end the code span).
 // spec: discovery.id
@@ -423,7 +521,14 @@ fn valid_id(bytes: &[u8]) -> Option<String> {
     Some(s.to_owned())
 }
 
-fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (SkipReason, String)> {
+/// Loads the skill directory `dir`, whose listing gave `SKILL.md` the kind `md_kind` and
+/// `skill.yml` the kind `yml_kind` (`None`: no entry of that name).
+fn load_skill(
+    dir: BorrowedFd<'_>,
+    components: &[Vec<u8>],
+    md_kind: EntryKind,
+    yml_kind: Option<EntryKind>,
+) -> Result<Guide, (SkipReason, String)> {
     let last = components.last().map(Vec::as_slice).unwrap_or_default();
     let id = (steps().valid_id)(last).ok_or_else(|| {
         (
@@ -431,20 +536,18 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
             "a skill id must be UTF-8 without control characters or backticks".to_owned(),
         )
     })?;
-    let skill_md = read_guide_file(dir, GuideFile::SkillMd)?;
-    let has_yml = safe_fs::entry_kind(dir, OsStr::new("skill.yml"))
-        .map_err(|e| (SkipReason::Unreadable, e.to_string()))?
-        .is_some();
+    let skill_md = read_guide_file(dir, GuideFile::SkillMd, md_kind)?;
     let mut frontmatter_text = None;
     // spec: discovery.legacy (with skill.yml: legacy, the body the whole SKILL.md)
-    let (format, name, description, body) = if has_yml {
-        let yml = read_guide_file(dir, GuideFile::SkillYml)?;
+    let (format, name, description, body) = if let Some(yml_kind) = yml_kind {
+        let yml = read_guide_file(dir, GuideFile::SkillYml, yml_kind)?;
         let (name, description) = legacy_metadata(&yml);
+        let body = part_of(&skill_md, frontmatter::strip_bom(&skill_md).trim());
         (
             GuideFormat::Legacy,
             name.unwrap_or_else(|| id.clone()),
             description.unwrap_or_default(),
-            frontmatter::strip_bom(&skill_md).trim().to_owned(),
+            keep(skill_md, body),
         )
     } else {
         // spec: discovery.portable (a frontmatter block whose top level is a mapping)
@@ -473,11 +576,13 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
         let name = field("name")?;
         let description = field("description")?;
         frontmatter_text = Some(split.frontmatter.to_owned());
+        let body = part_of(&skill_md, split.body);
+        drop(doc);
         (
             GuideFormat::Portable,
             name,
             description,
-            split.body.to_owned(),
+            keep(skill_md, body),
         )
     };
     Ok(Guide {
@@ -487,7 +592,8 @@ fn load_skill(dir: BorrowedFd<'_>, components: &[Vec<u8>]) -> Result<Guide, (Ski
         name,
         description,
         body,
-        components: components.to_vec(),
+        // The candidate's own, moved in by `scan` when the guide is kept.
+        components: Vec::new(),
         frontmatter: frontmatter_text,
     })
 }
@@ -598,5 +704,155 @@ mod mutated {
     /// `discovery-id-control-allowed`.
     fn any_utf8_id(bytes: &[u8]) -> Option<String> {
         std::str::from_utf8(bytes).ok().map(str::to_owned)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustix::fs::{FileType, Mode, CWD};
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_part_is_kept_in_place_and_anything_else_copied() {
+        let text = "\u{feff}  body \n".to_owned();
+        let part = part_of(&text, frontmatter::strip_bom(&text).trim());
+        assert_eq!(part, Ok((5, 4)));
+        assert_eq!(keep(text.clone(), part), "body");
+        let other = "elsewhere";
+        assert_eq!(part_of(&text, other), Err("elsewhere".to_owned()));
+        assert_eq!(keep(text.clone(), part_of(&text, other)), "elsewhere");
+        assert_eq!(keep(text.clone(), part_of(&text, &text[text.len()..])), "");
+    }
+
+    /// A thread blocked in a blocking `open(O_WRONLY)` of `fifo`: the kernel releases it as soon
+    /// as anything opens the FIFO for reading (even non-blocking, even if it closes it at once),
+    /// so while it stays blocked, nobody opened the FIFO. Returns once the thread is seen blocked
+    /// in the open (`wait_for_partner` in its `wchan`; where `wchan` is not shown, after 300 ms).
+    fn blocked_writer(fifo: std::path::PathBuf, tag: &str) -> mpsc::Receiver<bool> {
+        let (tx, rx) = mpsc::channel();
+        let name = format!("w-{tag}");
+        std::thread::Builder::new()
+            .name(name.clone())
+            .spawn(move || {
+                let opened = std::fs::OpenOptions::new().write(true).open(&fifo);
+                let _ = tx.send(opened.is_ok());
+            })
+            .unwrap();
+        let start = Instant::now();
+        loop {
+            let mut blocked = false;
+            let mut shown = false;
+            for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+                let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+                if comm.trim_end() == name.as_str() {
+                    let wchan =
+                        std::fs::read_to_string(task.path().join("wchan")).unwrap_or_default();
+                    shown = wchan != "0" && !wchan.is_empty();
+                    blocked = wchan.contains("wait_for_partner") || wchan.contains("fifo");
+                }
+            }
+            let waited = start.elapsed();
+            if blocked || (!shown && waited > Duration::from_millis(300)) {
+                return rx;
+            }
+            assert!(waited < Duration::from_secs(10), "the writer never blocked");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn mkfifo(path: &Path) {
+        rustix::fs::mknodat(CWD, path, FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
+    }
+
+    /// SPEC.md's discovery rule: a SKILL.md or skill.yml that is a FIFO, or a link to a FIFO or
+    /// a device, is skipped without ever being opened. Each FIFO has a writer blocked in its
+    /// open before the scan ([`blocked_writer`]); the scan must finish, give each skill its
+    /// reason, and leave every writer blocked; right after it, a non-blocking open for writing
+    /// still fails with `ENXIO` (no reader holds the FIFO).
+    #[test]
+    fn a_fifo_or_a_device_link_named_skill_md_or_skill_yml_is_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for d in [
+            "fifo-md", "fifo-yml", "link-md", "dev-md", "dev-yml", "plain",
+        ] {
+            std::fs::create_dir(root.join(d)).unwrap();
+        }
+        let guide = "---\nname: n\ndescription: d\n---\nbody\n";
+        mkfifo(&root.join("fifo-md/SKILL.md"));
+        std::fs::write(root.join("fifo-yml/SKILL.md"), guide).unwrap();
+        mkfifo(&root.join("fifo-yml/skill.yml"));
+        std::os::unix::fs::symlink("../fifo-md/SKILL.md", root.join("link-md/SKILL.md")).unwrap();
+        std::os::unix::fs::symlink("/dev/null", root.join("dev-md/SKILL.md")).unwrap();
+        std::fs::write(root.join("dev-yml/SKILL.md"), guide).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", root.join("dev-yml/skill.yml")).unwrap();
+        std::fs::write(root.join("plain/SKILL.md"), guide).unwrap();
+        let fifos = [
+            root.join("fifo-md/SKILL.md"),
+            root.join("fifo-yml/skill.yml"),
+        ];
+        let writers: Vec<_> = fifos
+            .iter()
+            .enumerate()
+            .map(|(i, f)| blocked_writer(f.clone(), &i.to_string()))
+            .collect();
+
+        let (tx, rx) = mpsc::channel();
+        let scanned = root.to_path_buf();
+        std::thread::spawn(move || {
+            let _ = tx.send(discover(&scanned));
+        });
+        let found = rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap();
+        for w in &writers {
+            assert!(
+                w.recv_timeout(Duration::from_millis(200)).is_err(),
+                "a FIFO's blocked writer was released: the scan opened the FIFO"
+            );
+        }
+        for f in &fifos {
+            let nonblocking = rfs_open_write_nonblocking(f);
+            assert_eq!(
+                nonblocking,
+                Err(rustix::io::Errno::NXIO),
+                "{f:?} has a reader"
+            );
+        }
+        let reasons: Vec<_> = found
+            .skipped
+            .iter()
+            .map(|s| (s.path.as_str(), s.reason))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                ("dev-md", SkipReason::Symlink),
+                ("dev-yml", SkipReason::Symlink),
+                ("fifo-md", SkipReason::NotRegular),
+                ("fifo-yml", SkipReason::NotRegular),
+                ("link-md", SkipReason::Symlink),
+            ]
+        );
+        let ids: Vec<_> = found.loaded.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(ids, ["plain"]);
+        assert_eq!(found.loaded[0].body, "body");
+        assert_eq!(found.loaded[0].components, [b"plain".to_vec()]);
+
+        // Release the writers so that their threads end.
+        for (f, w) in fifos.iter().zip(&writers) {
+            let _reader = std::fs::File::open(f).unwrap();
+            assert_eq!(w.recv_timeout(Duration::from_secs(5)), Ok(true));
+        }
+    }
+
+    fn rfs_open_write_nonblocking(path: &Path) -> Result<(), rustix::io::Errno> {
+        use rustix::fs::OFlags;
+        rustix::fs::open(
+            path,
+            OFlags::WRONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map(drop)
     }
 }

@@ -4,7 +4,10 @@
 //! path string below the skills root: it opens one component at a time with `openat` and
 //! `O_NOFOLLOW`, opens leaf files with `O_NONBLOCK` (a FIFO can never block the runtime), checks
 //! the type and size with `fstat` on the very descriptor it then reads, and enforces size caps
-//! while reading (a file that grows during the read is still too large).
+//! while reading (a file that grows during the read is still too large). A leaf is examined
+//! before it is opened: by `fstatat` ([`open_regular`]), or by the entry type of the directory
+//! listing it came from ([`open_listed`], the discovery scan's guide files); what is not a
+//! regular file is never opened.
 //!
 //! The walks of the tools (the discovery scan, the guide files, `skill_read_reference`,
 //! `skill_run_script`, profile `hitl`) list, enter and open through one seam, a [`FileAccess`]
@@ -203,6 +206,48 @@ pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafEr
     Ok(fd)
 }
 
+/// Opens the entry `name` of `dir` that the directory's listing said is of kind `kind` (the
+/// listing's entry type, `d_type`, or `fstatat` without following links where the listing gave
+/// none: [`list_dir`]). Anything but a regular file — a symlink, a directory, a FIFO, a socket, a
+/// device — is refused by its listed kind, before any call on the name, so it is never opened.
+/// A regular file is opened in one `openat`, without following a link and non-blocking
+/// (`O_NOFOLLOW | O_NONBLOCK | O_NOCTTY`), and `fstat` on the opened descriptor must show a
+/// regular file: an entry swapped since the listing (for a link: `ELOOP`; for a FIFO: the
+/// non-blocking open returns at once) is refused too.
+pub fn open_listed(
+    dir: BorrowedFd<'_>,
+    name: &OsStr,
+    kind: EntryKind,
+) -> Result<OwnedFd, LeafError> {
+    // By the listed kind: a symlink, like a FIFO or a device, is refused before any call on its
+    // name.
+    // spec: discovery.symlink.skill-md (a SKILL.md listed as a symlink is never opened)
+    // spec: discovery.symlink.skill-yml (a skill.yml listed as a symlink is never opened)
+    match kind {
+        EntryKind::Regular => {}
+        EntryKind::Symlink => return Err(LeafError::Symlink),
+        EntryKind::Directory | EntryKind::Special => return Err(LeafError::NotRegular),
+    }
+    let fd = match rfs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Err(LeafError::NotFound),
+        Err(Errno::LOOP) => return Err(LeafError::Symlink),
+        // Swapped for something that cannot be opened for reading (a socket).
+        Err(Errno::NXIO) | Err(Errno::OPNOTSUPP) => return Err(LeafError::NotRegular),
+        Err(e) => return Err(LeafError::Unreadable(e.to_string())),
+    };
+    let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(LeafError::NotRegular);
+    }
+    Ok(fd)
+}
+
 /// Reads at most `cap` bytes from `fd`. A file with more than `cap` bytes (by `fstat` before the
 /// read, or by the bytes actually read) is `TooLarge`; the file is never read past `cap + 1`.
 // spec: read.size (by `fstat`, and while reading)
@@ -214,17 +259,35 @@ pub fn read_capped(fd: impl AsFd, cap: u64) -> Result<Vec<u8>, LeafError> {
         return Err(LeafError::TooLarge);
     }
     let limit = cap.saturating_add(1);
-    let mut buf: Vec<u8> = Vec::with_capacity(usize::try_from(declared.min(cap)).unwrap_or(0));
-    let mut chunk = [0u8; 64 * 1024];
+    // Room for the declared bytes and one more: the read that finds the end (or that a file grew
+    // past its size) lands in it, and the bytes are read straight into the buffer kept (no zeroed
+    // chunk copied from).
+    let initial = usize::try_from(declared.min(cap).saturating_add(1)).unwrap_or(0);
+    let mut buf: Vec<u8> = Vec::with_capacity(initial);
     loop {
         let room = limit - buf.len() as u64;
         if room == 0 {
             return Err(LeafError::TooLarge);
         }
-        let want = usize::try_from(room.min(chunk.len() as u64)).unwrap_or(chunk.len());
-        match rustix::io::read(fd, &mut chunk[..want]) {
+        if buf.len() == buf.capacity() {
+            buf.reserve_exact(usize::try_from(room.min(64 * 1024)).unwrap_or(64 * 1024));
+        }
+        let read = if (buf.capacity() - buf.len()) as u64 <= room {
+            rustix::io::read(fd, rustix::buffer::spare_capacity(&mut buf))
+        } else {
+            // More capacity than bytes may still be read (the allocator's rounding): the last
+            // ones go through a small buffer, so the file is never read past `cap + 1`.
+            let mut chunk = [0u8; 512];
+            let want = usize::try_from(room)
+                .unwrap_or(chunk.len())
+                .min(chunk.len());
+            rustix::io::read(fd, &mut chunk[..want]).inspect(|&n| {
+                buf.extend_from_slice(&chunk[..n]);
+            })
+        };
+        match read {
             Ok(0) => break,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Ok(_) => {}
             Err(Errno::INTR) => continue,
             Err(e) => return Err(LeafError::Unreadable(e.to_string())),
         }
@@ -254,6 +317,9 @@ pub struct FileAccess {
     /// Opens a file for reading ([`open_regular`]: only a regular file, never through a link,
     /// never blocking).
     pub open_file: fn(BorrowedFd<'_>, &OsStr) -> Result<OwnedFd, LeafError>,
+    /// Opens a file of a listed kind ([`open_listed`]: only what the listing says is a regular
+    /// file, never through a link, never blocking).
+    pub open_listed: fn(BorrowedFd<'_>, &OsStr, EntryKind) -> Result<OwnedFd, LeafError>,
 }
 
 impl FileAccess {
@@ -263,6 +329,7 @@ impl FileAccess {
         list_dir,
         open_dir: open_subdir,
         open_file: open_regular,
+        open_listed,
     };
 
     /// Opens a chain of directories below `dir`, one component at a time.
@@ -287,6 +354,18 @@ impl FileAccess {
         cap: u64,
     ) -> Result<Vec<u8>, LeafError> {
         let fd = (self.open_file)(dir, name)?;
+        read_capped(&fd, cap)
+    }
+
+    /// Opens and reads the entry `name` of `dir`, listed as `kind`, with a cap, in one go.
+    pub fn read_listed(
+        &self,
+        dir: BorrowedFd<'_>,
+        name: &OsStr,
+        kind: EntryKind,
+        cap: u64,
+    ) -> Result<Vec<u8>, LeafError> {
+        let fd = (self.open_listed)(dir, name, kind)?;
         read_capped(&fd, cap)
     }
 }
@@ -343,6 +422,7 @@ mod mutated {
     /// `read-opens-fifo`.
     const OPENS_THEN_CHECKS: FileAccess = FileAccess {
         open_file: open_then_check,
+        open_listed: |dir, name, _kind| open_then_check(dir, name),
         ..FileAccess::SAFE
     };
     /// `discovery-follows-dir-symlink`: a listed symlink is a directory, and is entered.
@@ -360,6 +440,7 @@ mod mutated {
     /// `read-follows-leaf-symlink`: files are opened through links.
     const FOLLOWS_FILE_LINKS: FileAccess = FileAccess {
         open_file: open_file_following,
+        open_listed: |dir, name, _kind| open_file_following(dir, name),
         ..FileAccess::SAFE
     };
 
@@ -455,6 +536,88 @@ mod tests {
         assert_eq!(
             read_regular(root.as_fd(), OsStr::new("over"), 10),
             Err(LeafError::TooLarge)
+        );
+    }
+
+    #[test]
+    fn reads_whole_files_of_every_size_up_to_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = open_root(dir.path()).unwrap();
+        for (i, len) in [0usize, 1, 511, 512, 65_535, 65_536, 65_537, 200_000]
+            .into_iter()
+            .enumerate()
+        {
+            let bytes: Vec<u8> = (0..len).map(|j| (j % 251) as u8).collect();
+            let name = format!("f{i}");
+            std::fs::write(dir.path().join(&name), &bytes).unwrap();
+            for cap in [len as u64, len as u64 + 1, 300_000] {
+                assert_eq!(
+                    read_regular(root.as_fd(), OsStr::new(&name), cap).as_ref(),
+                    Ok(&bytes),
+                    "{len} bytes, cap {cap}"
+                );
+            }
+            if len > 0 {
+                assert_eq!(
+                    read_regular(root.as_fd(), OsStr::new(&name), len as u64 - 1),
+                    Err(LeafError::TooLarge)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_listed_kind_other_than_regular_is_refused_before_any_call_on_the_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = open_root(dir.path()).unwrap();
+        // No entry of that name exists: an open or a stat would say `NotFound`.
+        let absent = OsStr::new("absent");
+        for (kind, refused) in [
+            (EntryKind::Symlink, LeafError::Symlink),
+            (EntryKind::Special, LeafError::NotRegular),
+            (EntryKind::Directory, LeafError::NotRegular),
+        ] {
+            assert_eq!(open_listed(root.as_fd(), absent, kind).err(), Some(refused));
+        }
+        assert_eq!(
+            open_listed(root.as_fd(), absent, EntryKind::Regular).err(),
+            Some(LeafError::NotFound)
+        );
+    }
+
+    #[test]
+    fn a_listed_regular_file_swapped_for_a_fifo_or_a_link_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        rustix::fs::mknodat(
+            CWD,
+            dir.path().join("fifo"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("file"), b"x").unwrap();
+        std::os::unix::fs::symlink("file", dir.path().join("link")).unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        let root = open_root(dir.path()).unwrap();
+        // The listing said "regular" (a race swapped each entry since): a blocking open of the
+        // FIFO would wait for a writer forever, so the check runs in a thread.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let kinds: Vec<_> = ["fifo", "link", "d", "file"]
+                .into_iter()
+                .map(|n| open_listed(root.as_fd(), OsStr::new(n), EntryKind::Regular).err())
+                .collect();
+            let _ = tx.send(kinds);
+        });
+        assert_eq!(
+            rx.recv_timeout(std::time::Duration::from_secs(5)),
+            Ok(vec![
+                Some(LeafError::NotRegular),
+                Some(LeafError::Symlink),
+                Some(LeafError::NotRegular),
+                None,
+            ])
         );
     }
 
