@@ -140,26 +140,56 @@ fn kind_of(ft: FileType) -> EntryKind {
 
 /// Lists the entries of a directory (without `.` and `..`), sorted by the bytes of their names.
 pub fn list_dir(dir: BorrowedFd<'_>) -> io::Result<Vec<(Vec<u8>, EntryKind)>> {
-    let mut reader = rfs::Dir::read_from(dir)?;
     let mut out = Vec::new();
-    while let Some(entry) = reader.read() {
-        let entry = entry?;
-        let name = entry.file_name().to_bytes();
+    each_entry(dir, &mut |name, file_type| {
         if name == b"." || name == b".." {
-            continue;
+            return Ok(());
         }
-        let name = name.to_vec();
-        let kind = match entry.file_type() {
-            FileType::Unknown => match entry_kind(dir, OsStr::from_bytes(&name))? {
+        let kind = match file_type {
+            FileType::Unknown => match entry_kind(dir, OsStr::from_bytes(name))? {
                 Some(k) => k,
-                None => continue,
+                None => return Ok(()),
             },
             ft => kind_of(ft),
         };
-        out.push((name, kind));
-    }
+        out.push((name.to_vec(), kind));
+        Ok(())
+    })?;
     out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
+}
+
+/// Calls `f` with the name and listed type of every entry of `dir`. On Linux the entries are
+/// read with `getdents64` straight from `dir`, from its start (`lseek` to 0 first): no second
+/// descriptor is opened for the listing, which a scan of 10,000 skill directories would pay three
+/// system calls each for (`fcntl`, `openat(".")`, `close`).
+#[cfg(target_os = "linux")]
+fn each_entry(
+    dir: BorrowedFd<'_>,
+    f: &mut dyn FnMut(&[u8], FileType) -> io::Result<()>,
+) -> io::Result<()> {
+    rfs::seek(dir, rfs::SeekFrom::Start(0))?;
+    let mut buf = [const { std::mem::MaybeUninit::<u8>::uninit() }; 8192];
+    let mut entries = rfs::RawDir::new(dir, &mut buf);
+    while let Some(entry) = entries.next() {
+        let entry = entry?;
+        f(entry.file_name().to_bytes(), entry.file_type())?;
+    }
+    Ok(())
+}
+
+/// [`each_entry`] where `getdents64` is not available: through a directory stream of its own.
+#[cfg(not(target_os = "linux"))]
+fn each_entry(
+    dir: BorrowedFd<'_>,
+    f: &mut dyn FnMut(&[u8], FileType) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut reader = rfs::Dir::read_from(dir)?;
+    while let Some(entry) = reader.read() {
+        let entry = entry?;
+        f(entry.file_name().to_bytes(), entry.file_type())?;
+    }
+    Ok(())
 }
 
 /// Opens the regular file `name` in `dir` for reading. The entry is examined with `fstatat`
