@@ -248,7 +248,7 @@ pub fn open_listed(
     dir: BorrowedFd<'_>,
     name: &OsStr,
     kind: EntryKind,
-) -> Result<OwnedFd, LeafError> {
+) -> Result<(OwnedFd, u64), LeafError> {
     // By the listed kind: a symlink, like a FIFO or a device, is refused before any call on its
     // name.
     // spec: discovery.symlink.skill-md (a SKILL.md listed as a symlink is never opened)
@@ -271,11 +271,17 @@ pub fn open_listed(
         Err(Errno::NXIO) | Err(Errno::OPNOTSUPP) => return Err(LeafError::NotRegular),
         Err(e) => return Err(LeafError::Unreadable(e.to_string())),
     };
+    regular_with_size(fd)
+}
+
+/// `fd` with its size, when `fstat` on it shows a regular file (the size saves the read a second
+/// `fstat`).
+fn regular_with_size(fd: OwnedFd) -> Result<(OwnedFd, u64), LeafError> {
     let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
         return Err(LeafError::NotRegular);
     }
-    Ok(fd)
+    Ok((fd, u64::try_from(st.st_size).unwrap_or(0)))
 }
 
 /// Reads at most `cap` bytes from `fd`. A file with more than `cap` bytes (by `fstat` before the
@@ -284,7 +290,11 @@ pub fn open_listed(
 pub fn read_capped(fd: impl AsFd, cap: u64) -> Result<Vec<u8>, LeafError> {
     let fd = fd.as_fd();
     let st = rfs::fstat(fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
-    let declared = u64::try_from(st.st_size).unwrap_or(0);
+    read_capped_sized(fd, cap, u64::try_from(st.st_size).unwrap_or(0))
+}
+
+/// [`read_capped`] of a file whose `fstat` just showed `declared` bytes.
+fn read_capped_sized(fd: BorrowedFd<'_>, cap: u64, declared: u64) -> Result<Vec<u8>, LeafError> {
     if declared > cap {
         return Err(LeafError::TooLarge);
     }
@@ -349,7 +359,7 @@ pub struct FileAccess {
     pub open_file: fn(BorrowedFd<'_>, &OsStr) -> Result<OwnedFd, LeafError>,
     /// Opens a file of a listed kind ([`open_listed`]: only what the listing says is a regular
     /// file, never through a link, never blocking).
-    pub open_listed: fn(BorrowedFd<'_>, &OsStr, EntryKind) -> Result<OwnedFd, LeafError>,
+    pub open_listed: fn(BorrowedFd<'_>, &OsStr, EntryKind) -> Result<(OwnedFd, u64), LeafError>,
 }
 
 impl FileAccess {
@@ -395,8 +405,8 @@ impl FileAccess {
         kind: EntryKind,
         cap: u64,
     ) -> Result<Vec<u8>, LeafError> {
-        let fd = (self.open_listed)(dir, name, kind)?;
-        read_capped(&fd, cap)
+        let (fd, size) = (self.open_listed)(dir, name, kind)?;
+        read_capped_sized(fd.as_fd(), cap, size)
     }
 }
 
@@ -452,7 +462,7 @@ mod mutated {
     /// `read-opens-fifo`.
     const OPENS_THEN_CHECKS: FileAccess = FileAccess {
         open_file: open_then_check,
-        open_listed: |dir, name, _kind| open_then_check(dir, name),
+        open_listed: |dir, name, _kind| open_then_check(dir, name).and_then(regular_with_size),
         ..FileAccess::SAFE
     };
     /// `discovery-follows-dir-symlink`: a listed symlink is a directory, and is entered.
@@ -470,7 +480,7 @@ mod mutated {
     /// `read-follows-leaf-symlink`: files are opened through links.
     const FOLLOWS_FILE_LINKS: FileAccess = FileAccess {
         open_file: open_file_following,
-        open_listed: |dir, name, _kind| open_file_following(dir, name),
+        open_listed: |dir, name, _kind| open_file_following(dir, name).and_then(regular_with_size),
         ..FileAccess::SAFE
     };
 
