@@ -248,7 +248,7 @@ pub fn open_listed(
     dir: BorrowedFd<'_>,
     name: &OsStr,
     kind: EntryKind,
-) -> Result<(OwnedFd, u64), LeafError> {
+) -> Result<OpenedFile, LeafError> {
     // By the listed kind: a symlink, like a FIFO or a device, is refused before any call on its
     // name.
     // spec: discovery.symlink.skill-md (a SKILL.md listed as a symlink is never opened)
@@ -274,9 +274,12 @@ pub fn open_listed(
     regular_with_size(fd)
 }
 
+/// An opened regular file and the size `fstat` showed for it.
+pub type OpenedFile = (OwnedFd, u64);
+
 /// `fd` with its size, when `fstat` on it shows a regular file (the size saves the read a second
 /// `fstat`).
-fn regular_with_size(fd: OwnedFd) -> Result<(OwnedFd, u64), LeafError> {
+fn regular_with_size(fd: OwnedFd) -> Result<OpenedFile, LeafError> {
     let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
         return Err(LeafError::NotRegular);
@@ -359,7 +362,7 @@ pub struct FileAccess {
     pub open_file: fn(BorrowedFd<'_>, &OsStr) -> Result<OwnedFd, LeafError>,
     /// Opens a file of a listed kind ([`open_listed`]: only what the listing says is a regular
     /// file, never through a link, never blocking).
-    pub open_listed: fn(BorrowedFd<'_>, &OsStr, EntryKind) -> Result<(OwnedFd, u64), LeafError>,
+    pub open_listed: fn(BorrowedFd<'_>, &OsStr, EntryKind) -> Result<OpenedFile, LeafError>,
 }
 
 impl FileAccess {
