@@ -332,10 +332,13 @@ fn why_missed(figure: &str) -> &'static str {
         "Done: each directory is listed once, and the listing's entry types (`d_type`; \
          `fstatat` only where the file system gives none) decide what is entered and what is \
          opened, so a skill directory costs one listing instead of a `fstatat` per guide file \
-         and per look-up; `SKILL.md` and `skill.yml` are found in that listing, and a guide file \
-         the listing calls regular is opened in one call (`O_NOFOLLOW | O_NONBLOCK`, the type \
-         checked again with `fstat` on the descriptor); each file is read straight into the \
-         buffer kept (no zeroed 64 KiB chunk per file). Compare the `/ floor` row of the same \
+         and per look-up; the listing is `getdents64` on the directory's own descriptor (no \
+         second descriptor per directory: no `fcntl`, `openat(\".\")`, `close`); `SKILL.md` and \
+         `skill.yml` are found in that listing, and a guide file the listing calls regular is \
+         opened in one call (`O_NOFOLLOW | O_NONBLOCK`, the type checked again with one `fstat` \
+         on the descriptor, whose size the read then uses); each file is read straight into the \
+         buffer kept (no zeroed 64 KiB chunk per file). What is left over the floor: the \
+         `lseek` before each listing, that `fstat`, and parsing the frontmatter. Compare the `/ floor` row of the same \
          size: the floor lists every directory and reads every file with nothing else, so where \
          sportsclaw / floor is itself under the target no loader that opens and reads every file \
          reaches it; the rest is the file system's time (system CPU), which grows with the \
