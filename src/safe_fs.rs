@@ -211,19 +211,7 @@ pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafEr
         EntryKind::Symlink => return Err(LeafError::Symlink),
         EntryKind::Directory | EntryKind::Special => return Err(LeafError::NotRegular),
     }
-    let fd = match rfs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
-        Mode::empty(),
-    ) {
-        Ok(fd) => fd,
-        Err(Errno::NOENT) => return Err(LeafError::NotFound),
-        Err(Errno::LOOP) => return Err(LeafError::Symlink),
-        // Swapped for something that cannot be opened for reading (a socket).
-        Err(Errno::NXIO) | Err(Errno::OPNOTSUPP) => return Err(LeafError::NotRegular),
-        Err(e) => return Err(LeafError::Unreadable(e.to_string())),
-    };
+    let fd = open_leaf(dir, name)?;
     let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
         || st.st_dev != before.st_dev
@@ -234,6 +222,24 @@ pub fn open_regular(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafEr
     // The descriptor was opened non-blocking only so that the open itself cannot hang; regular
     // files never block, so the flag is harmless for the reads that follow.
     Ok(fd)
+}
+
+/// Opens `name` of `dir` for reading without following a link, non-blocking and without taking a
+/// terminal, so that the open itself can never hang; the errors of an entry swapped for a link
+/// (`ELOOP`) or a socket (`ENXIO`, `EOPNOTSUPP`) are named as such.
+fn open_leaf(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafError> {
+    rfs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    )
+    .map_err(|e| match e {
+        Errno::NOENT => LeafError::NotFound,
+        Errno::LOOP => LeafError::Symlink,
+        Errno::NXIO | Errno::OPNOTSUPP => LeafError::NotRegular,
+        e => LeafError::Unreadable(e.to_string()),
+    })
 }
 
 /// Opens the entry `name` of `dir` that the directory's listing said is of kind `kind` (the
@@ -258,19 +264,7 @@ pub fn open_listed(
         EntryKind::Symlink => return Err(LeafError::Symlink),
         EntryKind::Directory | EntryKind::Special => return Err(LeafError::NotRegular),
     }
-    let fd = match rfs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
-        Mode::empty(),
-    ) {
-        Ok(fd) => fd,
-        Err(Errno::NOENT) => return Err(LeafError::NotFound),
-        Err(Errno::LOOP) => return Err(LeafError::Symlink),
-        // Swapped for something that cannot be opened for reading (a socket).
-        Err(Errno::NXIO) | Err(Errno::OPNOTSUPP) => return Err(LeafError::NotRegular),
-        Err(e) => return Err(LeafError::Unreadable(e.to_string())),
-    };
+    let fd = open_leaf(dir, name)?;
     regular_with_size(fd)
 }
 
