@@ -622,17 +622,15 @@ mod tests {
         );
     }
 
+    /// A FIFO at `path` (no writer, no reader).
+    fn make_fifo(path: &Path) {
+        rustix::fs::mknodat(CWD, path, FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
+    }
+
     #[test]
     fn a_listed_regular_file_swapped_for_a_fifo_or_a_link_is_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
-        rustix::fs::mknodat(
-            CWD,
-            dir.path().join("fifo"),
-            FileType::Fifo,
-            Mode::from_raw_mode(0o644),
-            0,
-        )
-        .unwrap();
+        make_fifo(&dir.path().join("fifo"));
         std::fs::write(dir.path().join("file"), b"x").unwrap();
         std::os::unix::fs::symlink("file", dir.path().join("link")).unwrap();
         std::fs::create_dir(dir.path().join("d")).unwrap();
@@ -661,14 +659,7 @@ mod tests {
     #[test]
     fn fifo_and_symlink_are_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
-        rustix::fs::mknodat(
-            CWD,
-            dir.path().join("fifo"),
-            FileType::Fifo,
-            Mode::from_raw_mode(0o644),
-            0,
-        )
-        .unwrap();
+        make_fifo(&dir.path().join("fifo"));
         std::os::unix::fs::symlink("fifo", dir.path().join("link")).unwrap();
         let root = open_root(dir.path()).unwrap();
         assert_eq!(
