@@ -676,7 +676,7 @@ mod tests {
     fn a_fifo_is_refused_without_being_opened() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
-        rustix::fs::mknodat(CWD, &fifo, FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
+        make_fifo(&fifo);
         // A writer blocks in open() until some reader opens the FIFO: opening it is a side effect
         // the runtime must not have.
         let (tx, rx) = std::sync::mpsc::channel();
