@@ -52,22 +52,34 @@ const chrome = spawn(
     "--remote-debugging-port=0",
     "about:blank",
   ],
-  { stdio: ["ignore", "ignore", "pipe"] },
+  // Its own process group, so teardown can stop the renderers and helpers too: they write into
+  // the profile until they are gone.
+  { stdio: ["ignore", "ignore", "pipe"], detached: true },
 );
+const chromeExited = new Promise((done) => chrome.once("exit", done));
 let chromeLog = "";
 const deadline = setTimeout(() => {
   console.log("not ok - the check finished within 180 s");
-  finish(1);
+  void finish(1);
 }, 180_000);
 
-function finish(code) {
+async function finish(code) {
   clearTimeout(deadline);
   try {
-    chrome.kill("SIGKILL");
+    process.kill(-chrome.pid, "SIGKILL");
   } catch {
     // already gone
   }
-  rmSync(profile, { recursive: true, force: true });
+  if (chrome.exitCode === null && chrome.signalCode === null) {
+    await Promise.race([chromeExited, new Promise((done) => setTimeout(done, 5_000))]);
+  }
+  // A helper the group kill raced may still flush into the profile for a moment: retry, and if a
+  // temporary directory still cannot be removed, say so; it is not a check of the page.
+  try {
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (e) {
+    console.log(`# html-check: could not remove ${profile}: ${e.code ?? e.message}`);
+  }
   console.log(`html-check: ${passed} passed, ${failed} failed`);
   process.exit(code);
 }
@@ -80,9 +92,9 @@ const browserUrl = await new Promise((resolveUrl, reject) => {
     if (m) resolveUrl(m[1]);
   });
   chrome.on("exit", (code) => reject(new Error(`chromium exited (${code}) before listening:\n${chromeLog}`)));
-}).catch((e) => {
+}).catch(async (e) => {
   console.log(`not ok - chromium starts: ${e.message}`);
-  finish(1);
+  await finish(1);
 });
 
 // The DevTools protocol over one WebSocket, sessions flattened.
@@ -271,4 +283,4 @@ try {
 } catch (e) {
   check(false, "the check ran to its end", e.stack ?? String(e));
 }
-finish(failed === 0 ? 0 : 1);
+await finish(failed === 0 ? 0 : 1);
