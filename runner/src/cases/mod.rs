@@ -135,6 +135,8 @@ pub struct Case {
     pub bounded: Option<String>,
     /// `alone: true`: see [`Case::runs_alone`].
     pub alone: bool,
+    /// `exclusive: NAME`: see [`Case::exclusive_with`].
+    pub exclusive: Option<String>,
 }
 
 impl Case {
@@ -143,6 +145,20 @@ impl Case {
     /// suite's timing cases do not need it (spec-cases/README.md, "Cases that measure time").
     pub fn runs_alone(&self) -> bool {
         self.alone
+    }
+
+    /// The name a case shares with the cases it must not run beside under `run --jobs N` (it
+    /// says `exclusive: NAME`): cases of one name run one at a time, each beside any other case.
+    /// For a case that needs much of one resource (the 4 GiB sparse reads: memory).
+    pub fn exclusive_with(&self) -> Option<&str> {
+        self.exclusive.as_deref()
+    }
+
+    /// Whether the case may hold a worker long: it names something that could make a runtime
+    /// hang (`bounded:`) or a resource it holds alone (`exclusive:`). Side by side, such cases
+    /// start first, so that their waits overlap the rest of the run.
+    pub fn may_take_long(&self) -> bool {
+        self.bounded.is_some() || self.exclusive.is_some()
     }
 }
 
@@ -166,6 +182,8 @@ struct RawCase {
     bounded: Option<Spanned<String>>,
     #[serde(default)]
     alone: bool,
+    #[serde(default)]
+    exclusive: Option<Spanned<String>>,
     steps: Vec<Spanned<Value>>,
 }
 
@@ -248,6 +266,7 @@ pub fn parse_case(file: &Path, area: Option<&str>, text: &str) -> Result<Case, C
         &canaries,
         bounded.as_deref(),
     )?;
+    let exclusive = sharing(&cx, &raw)?;
     // A valid id has at least one word.
     let area = area
         .or_else(|| id.split('.').next())
@@ -268,6 +287,7 @@ pub fn parse_case(file: &Path, area: Option<&str>, text: &str) -> Result<Case, C
         canaries,
         bounded,
         alone: raw.alone,
+        exclusive,
     })
 }
 
@@ -510,6 +530,31 @@ fn check_observables(
         .map_err(|(at, m)| cx.err(if at == 0 { line } else { at }, m))
 }
 
+/// The case's `exclusive:` name (one lowercase word), refused beside `alone: true`, which
+/// already keeps every other case away.
+fn sharing(cx: &Ctx<'_>, raw: &RawCase) -> Result<Option<String>, CaseError> {
+    let Some(name) = &raw.exclusive else {
+        return Ok(None);
+    };
+    let at = name.referenced.line() as usize;
+    if raw.alone {
+        return Err(cx.err(
+            at,
+            "`exclusive` beside `alone: true` says nothing more: a case that runs alone runs beside no case; keep one of them",
+        ));
+    }
+    if !valid_word(&name.value) {
+        return Err(cx.err(
+            at,
+            format!(
+                "`exclusive: {}` must name a resource in one lowercase word (a-z, 0-9, `-`, `_`), like `memory-4gib`",
+                name.value
+            ),
+        ));
+    }
+    Ok(Some(name.value.clone()))
+}
+
 fn skipped_without_loaded(steps: &[Step]) -> bool {
     steps.iter().any(|s| {
         matches!(&s.expect.outcome, Some(crate::cases::expect::OutcomeExpect::Discover(d)) if d.skipped.is_some() && d.loaded.is_none())
@@ -517,13 +562,15 @@ fn skipped_without_loaded(steps: &[Step]) -> bool {
 }
 
 fn valid_case_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.split('.').all(|part| {
-            !part.is_empty()
-                && part
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
-        })
+    id.split('.').all(valid_word)
+}
+
+/// One word of a case id, or an `exclusive:` name: lowercase letters, digits, `-`, `_`.
+fn valid_word(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
 }
 
 fn as_object<'v>(
@@ -1180,6 +1227,22 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    /// `exclusive:` names one resource in one word, and says nothing beside `alone: true`.
+    #[test]
+    fn exclusive_names_a_resource_and_is_not_beside_alone() {
+        let with = |extra: &str| parse(&GOOD.replace("steps:", &format!("{extra}\nsteps:")));
+        let c = with("exclusive: memory-4gib").expect("parses");
+        assert_eq!(c.exclusive_with(), Some("memory-4gib"));
+        assert!(c.may_take_long() && !c.runs_alone());
+        let plain = parse(GOOD).expect("parses");
+        assert!(plain.exclusive_with().is_none() && !plain.may_take_long());
+        let e = with("exclusive: Big Memory").expect_err("two words");
+        assert!(e.message.contains("one lowercase word"), "{}", e.message);
+        assert_eq!(e.line, Some(6));
+        let e = with("alone: true\nexclusive: memory-4gib").expect_err("both");
+        assert!(e.message.contains("keep one of them"), "{}", e.message);
     }
 
     #[test]

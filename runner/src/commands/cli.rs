@@ -188,8 +188,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "K/N")]
     pub partition: Option<Partition>,
     /// Run N cases side by side: N workers in-process, or N adapter processes, each given whole
-    /// cases (default: the number of CPUs; 1 runs them one after another). Cases that measure
-    /// time run alone; reports are in suite order, as with --jobs 1.
+    /// cases (default: the number of CPUs; 1 runs them one after another, in suite order). Cases
+    /// that may hang or need much memory start first, those of one `exclusive:` name one at a
+    /// time; cases marked `alone: true` run alone, last. Reports are in suite order, as with
+    /// --jobs 1.
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub jobs: Option<u16>,
 }

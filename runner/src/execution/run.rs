@@ -15,11 +15,13 @@
 //! root), so each worker is a thread with an implementation of its own (in-process: a reference;
 //! with `--adapter`: an adapter process), taking whole cases from one queue ([`Queue`]). Worker 0
 //! starts first; the others start once its handshake says the implementation may run twice at
-//! once ([`ImplInfo::runs_side_by_side`]). A case that measures time ([`Case::runs_alone`]) runs
-//! with no other case beside it, after the others. The observer hears of cases as they start and
-//! end; the stop policies are decided in suite order, so `--jobs 1` and `--jobs N` stop at the
-//! same case and report the same: a case after it is NOT RUN even where another worker had already
-//! started it. With one worker, the cases run in the order given, exactly as a serial loop would.
+//! once ([`ImplInfo::runs_side_by_side`]). The cases that may hold a worker long start first
+//! ([`Case::may_take_long`]), cases of one `exclusive:` name run one at a time
+//! ([`Case::exclusive_with`]), and a case that runs alone ([`Case::runs_alone`]) runs with no
+//! other case beside it, after the others (spec-cases/README.md, "Cases that measure time"). The
+//! observer hears of cases as they start and end; the stop policies are decided in suite order,
+//! so `--jobs 1` and `--jobs N` stop at the same case and report the same: a case after it is NOT
+//! RUN even where another worker had already started it. With one worker, the cases run in the order given, exactly as a serial loop would.
 //!
 //! Clauses: SPEC.md "How verdicts are judged" (NOT RUN, a broken implementation).
 
@@ -145,40 +147,80 @@ enum Event {
     Done(usize, CaseOutcome),
 }
 
-/// The cases waiting for a worker: in the order given, except that with several workers the
-/// cases that run alone come last. A case that runs alone is handed out only when no case runs,
-/// and no case is handed out while it runs.
+/// The cases waiting for a worker. With one worker: in the order given. With several: first the
+/// cases that may hold a worker long ([`Case::may_take_long`]: `exclusive:`, then `bounded:`), so
+/// that their waits overlap the rest of the run instead of ending it; then the others; then the
+/// cases that run alone. Each group keeps the order given. A worker takes the first waiting case
+/// that may start now: a case that runs alone only when no case runs, and no case while it runs;
+/// an `exclusive:` case only when no case of its name runs. When no case runs, the first waiting
+/// case may always start, so the queue never stalls.
 struct Queue {
-    order: Vec<usize>,
-    alone: Vec<bool>,
+    cases: Vec<Sharing>,
     state: Mutex<QueueState>,
     wake: Condvar,
 }
 
+/// How one case shares the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sharing {
+    /// Beside any case but one that runs alone.
+    Beside,
+    /// Beside any case but one that runs alone or one of the same group.
+    Exclusive(usize),
+    /// Beside no case.
+    Alone,
+}
+
 #[derive(Default)]
 struct QueueState {
-    /// The next entry of `order` to hand out.
-    next: usize,
+    /// The cases not handed out yet, in the order they are handed out.
+    waiting: Vec<usize>,
     /// Cases handed out and not finished.
     running: usize,
     /// One of them runs alone.
     alone_running: bool,
+    /// The `exclusive:` groups with a case running.
+    held: Vec<bool>,
     /// The run stopped: nothing more is handed out.
     closed: bool,
 }
 
 impl Queue {
     fn new(cases: &[&Case], workers: usize) -> Queue {
-        let alone: Vec<bool> = cases.iter().map(|c| c.runs_alone()).collect();
-        let mut order: Vec<usize> = (0..cases.len()).collect();
+        let mut groups: Vec<&str> = Vec::new();
+        let sharing: Vec<Sharing> = cases
+            .iter()
+            .map(|c| {
+                if c.runs_alone() {
+                    Sharing::Alone
+                } else if let Some(name) = c.exclusive_with() {
+                    let group = groups.iter().position(|g| *g == name).unwrap_or_else(|| {
+                        groups.push(name);
+                        groups.len() - 1
+                    });
+                    Sharing::Exclusive(group)
+                } else {
+                    Sharing::Beside
+                }
+            })
+            .collect();
+        let mut waiting: Vec<usize> = (0..cases.len()).collect();
         if workers > 1 {
-            // Stable: the shared cases first, in order, then the ones that run alone.
-            order.sort_by_key(|&i| alone[i]);
+            // Stable, so each group keeps the order given.
+            waiting.sort_by_key(|&i| match sharing[i] {
+                Sharing::Exclusive(_) => 0,
+                Sharing::Beside if cases[i].may_take_long() => 1,
+                Sharing::Beside => 2,
+                Sharing::Alone => 3,
+            });
         }
         Queue {
-            order,
-            alone,
-            state: Mutex::new(QueueState::default()),
+            cases: sharing,
+            state: Mutex::new(QueueState {
+                waiting,
+                held: vec![false; groups.len()],
+                ..QueueState::default()
+            }),
             wake: Condvar::new(),
         }
     }
@@ -187,36 +229,47 @@ impl Queue {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The next case for a worker, waiting while the case it must run beside cannot start;
-    /// `None` when there is none left or the run stopped.
+    /// The next case for a worker, waiting while no waiting case may start beside the ones
+    /// running; `None` when there is none left or the run stopped.
     fn take(&self) -> Option<usize> {
         let mut state = self.lock();
         loop {
-            if state.closed || state.next == self.order.len() {
+            if state.closed || state.waiting.is_empty() {
                 return None;
             }
-            let position = self.order[state.next];
-            let alone = self.alone[position];
-            let free = if alone {
-                state.running == 0
-            } else {
-                !state.alone_running
-            };
-            if free {
-                state.next += 1;
-                state.running += 1;
-                state.alone_running = alone;
+            if let Some(position) = self.pick(&mut state) {
                 return Some(position);
             }
             state = self.wake.wait(state).unwrap_or_else(|p| p.into_inner());
         }
     }
 
-    /// A case handed out has ended.
-    fn done(&self) {
+    /// Hands out the first waiting case that may start beside the ones running, if any.
+    fn pick(&self, state: &mut QueueState) -> Option<usize> {
+        let at = state.waiting.iter().position(|&p| match self.cases[p] {
+            Sharing::Alone => state.running == 0,
+            Sharing::Exclusive(group) => !state.alone_running && !state.held[group],
+            Sharing::Beside => !state.alone_running,
+        })?;
+        let position = state.waiting.remove(at);
+        state.running += 1;
+        match self.cases[position] {
+            Sharing::Alone => state.alone_running = true,
+            Sharing::Exclusive(group) => state.held[group] = true,
+            Sharing::Beside => {}
+        }
+        Some(position)
+    }
+
+    /// Case `position`, handed out, has ended.
+    fn done(&self, position: usize) {
         let mut state = self.lock();
         state.running -= 1;
-        state.alone_running = false;
+        match self.cases[position] {
+            Sharing::Alone => state.alone_running = false,
+            Sharing::Exclusive(group) => state.held[group] = false,
+            Sharing::Beside => {}
+        }
         self.wake.notify_all();
     }
 
@@ -440,7 +493,7 @@ fn work(
         } else if outcome.status.was_sent() {
             broken = false;
         }
-        queue.done();
+        queue.done(i);
         let _ = tx.send(Event::Done(i, outcome));
     }
     // Stop the adapter (stop, SIGTERM, SIGKILL) before the run reports.
@@ -466,4 +519,141 @@ fn run_one(
         }
     }
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// A case with `extra` keys (`bounded: ...`, `exclusive: ...`, `alone: true`).
+    fn case(n: usize, extra: &str) -> Case {
+        let text = format!(
+            "id: t.c{n}\nsummary: A case.\nclauses: [discovery.portable]\n{extra}\ntree:\n  skills/a/SKILL.md: \"---\\nname: a\\ndescription: b\\n---\\n\"\n  skills/f: {{fifo: true}}\nsteps:\n  - discover:\n    expect:\n      loaded: [a]\n"
+        );
+        crate::cases::parse_case(Path::new("t.yaml"), Some("t"), &text)
+            .unwrap_or_else(|e| panic!("{}", e.message))
+    }
+
+    fn try_take(queue: &Queue) -> Option<usize> {
+        let mut state = queue.lock();
+        queue.pick(&mut state)
+    }
+
+    /// The keys of the cases `mixed` builds, by position.
+    const KEYS: [&str; 6] = [
+        "",
+        "bounded: a FIFO",
+        "exclusive: memory",
+        "exclusive: memory",
+        "alone: true",
+        "",
+    ];
+
+    fn mixed() -> Vec<Case> {
+        KEYS.iter().enumerate().map(|(n, k)| case(n, k)).collect()
+    }
+
+    #[test]
+    fn one_worker_takes_the_cases_in_the_order_given() {
+        let cases = mixed();
+        let refs: Vec<&Case> = cases.iter().collect();
+        let queue = Queue::new(&refs, 1);
+        let mut order = Vec::new();
+        while let Some(p) = try_take(&queue) {
+            order.push(p);
+            queue.done(p);
+        }
+        assert_eq!(order, [0, 1, 2, 3, 4, 5]);
+    }
+
+    /// Side by side: `exclusive:` cases first, then `bounded:`, then the rest, then the ones that
+    /// run alone; a case of a held group is passed over for the next that may start, and a case
+    /// that runs alone waits for every other to end.
+    #[test]
+    fn several_workers_start_the_long_cases_first_and_keep_groups_apart() {
+        let cases = mixed();
+        let refs: Vec<&Case> = cases.iter().collect();
+        let queue = Queue::new(&refs, 3);
+        assert_eq!(try_take(&queue), Some(2), "an exclusive case first");
+        assert_eq!(
+            try_take(&queue),
+            Some(1),
+            "3 shares 2's group: the bounded case"
+        );
+        assert_eq!(try_take(&queue), Some(0));
+        assert_eq!(try_take(&queue), Some(5));
+        assert_eq!(try_take(&queue), None, "3 waits for 2, 4 for every case");
+        queue.done(2);
+        assert_eq!(try_take(&queue), Some(3));
+        for p in [0, 1, 3] {
+            queue.done(p);
+            assert_eq!(try_take(&queue), None, "5 still runs");
+        }
+        queue.done(5);
+        assert_eq!(try_take(&queue), Some(4));
+        queue.done(4);
+        assert_eq!(try_take(&queue), None);
+        queue.close();
+        assert_eq!(queue.take(), None);
+    }
+
+    /// While a case runs alone, nothing else starts, not even one queued before it.
+    #[test]
+    fn nothing_starts_beside_a_case_that_runs_alone() {
+        let cases = [case(0, "alone: true"), case(1, "alone: true")];
+        let refs: Vec<&Case> = cases.iter().collect();
+        let queue = Queue::new(&refs, 2);
+        assert_eq!(try_take(&queue), Some(0));
+        assert_eq!(try_take(&queue), None);
+        queue.done(0);
+        assert_eq!(try_take(&queue), Some(1));
+    }
+
+    /// Real workers on threads: every case runs once, the queue never stalls, and at no moment do
+    /// two cases of one group run, or anything beside a case that runs alone.
+    #[test]
+    fn workers_on_threads_run_every_case_once_within_the_rules() {
+        let keys = [
+            "exclusive: a",
+            "exclusive: a",
+            "bounded: a FIFO",
+            "",
+            "alone: true",
+            "exclusive: b",
+            "",
+            "exclusive: a",
+            "alone: true",
+            "",
+        ];
+        let cases: Vec<Case> = keys.iter().enumerate().map(|(n, k)| case(n, k)).collect();
+        let refs: Vec<&Case> = cases.iter().collect();
+        let queue = Queue::new(&refs, 3);
+        let running: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+        let ran: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..3 {
+                scope.spawn(|| {
+                    while let Some(p) = queue.take() {
+                        {
+                            let mut now = running.lock().expect("lock");
+                            now.push(p);
+                            let alone = now.iter().any(|&q| keys[q] == "alone: true");
+                            assert!(!alone || now.len() == 1, "beside a case alone: {now:?}");
+                            let group_a =
+                                now.iter().filter(|&&q| keys[q] == "exclusive: a").count();
+                            assert!(group_a <= 1, "two of group a: {now:?}");
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
+                        running.lock().expect("lock").retain(|&q| q != p);
+                        ran.lock().expect("lock").push(p);
+                        queue.done(p);
+                    }
+                });
+            }
+        });
+        let mut ran = ran.into_inner().expect("lock");
+        ran.sort_unstable();
+        assert_eq!(ran, (0..keys.len()).collect::<Vec<_>>());
+    }
 }
