@@ -602,6 +602,10 @@ fn load_skill(
 /// line-based parser. A value that is missing, empty or not a string counts as absent.
 fn legacy_metadata(text: &str) -> (Option<String>, Option<String>) {
     let text = frontmatter::strip_bom(text);
+    // spec: discovery.legacy.yaml (plain `key: value` lines, read as the strict reader would)
+    if let Some(metadata) = legacy::plain_metadata(text) {
+        return metadata;
+    }
     let non_empty = |s: Option<String>| s.filter(|s| !frontmatter::is_blank(s));
     match yaml::parse(text) {
         // spec: discovery.legacy.yaml
