@@ -178,7 +178,8 @@ fn join_display(components: &[Vec<u8>]) -> String {
 /// into it once it is kept.
 struct Candidate {
     components: Vec<Vec<u8>>,
-    outcome: Result<Box<Guide>, (SkipReason, String)>,
+    /// The guide loaded (its place in the walk's guides), or why it was not.
+    outcome: Result<usize, (SkipReason, String)>,
 }
 
 impl Candidate {
@@ -213,10 +214,12 @@ pub fn discover_in_keeping_frontmatter(root: BorrowedFd<'_>) -> Discovery {
 fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
     let steps = steps();
     let mut candidates = Vec::new();
+    let mut guides = Vec::new();
     let mut skipped = Vec::new();
     let mut names_present = std::collections::BTreeSet::new();
     let mut found = Found {
         candidates: &mut candidates,
+        guides: &mut guides,
         skipped: &mut skipped,
         names: &mut names_present,
     };
@@ -226,8 +229,9 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
     // The skill directories of each name together, each name's in the order of the walk (a
     // stable sort, in place: no table of names is built beside them).
     candidates.sort_by(|a, b| a.name().cmp(b.name()));
-    // At most one guide per skill directory: reserved once instead of grown by doubling.
-    let mut loaded = Vec::with_capacity(candidates.len());
+    // The guides loaded stay where the walk put them: those of a dropped name are removed in
+    // place below, so no second vector of guides is built beside the first.
+    let mut kept = vec![false; guides.len()];
     let mut rest = candidates.into_iter().peekable();
     while let Some(first) = rest.next() {
         let mut group = vec![first];
@@ -253,13 +257,9 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
             }
         };
         match c.outcome {
-            Ok(guide) => {
-                let mut guide = *guide;
-                if !keep_frontmatter {
-                    guide.frontmatter = None;
-                }
-                guide.components = c.components;
-                loaded.push(guide)
+            Ok(at) => {
+                kept[at] = true;
+                guides[at].components = c.components;
             }
             Err((reason, detail)) => skipped.push(Skip {
                 path: join_display(&c.components),
@@ -268,6 +268,14 @@ fn scan(root: BorrowedFd<'_>, keep_frontmatter: bool) -> Discovery {
             }),
         }
     }
+    let mut kept = kept.into_iter();
+    guides.retain_mut(|guide| {
+        if !keep_frontmatter {
+            guide.frontmatter = None;
+        }
+        kept.next().unwrap_or(false)
+    });
+    let mut loaded = guides;
     (steps.sort)(&mut loaded);
     skipped.sort_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
     Discovery {
@@ -302,6 +310,8 @@ fn sort_by_bytes(loaded: &mut [Guide]) {
 /// What a walk collects.
 struct Found<'a> {
     candidates: &'a mut Vec<Candidate>,
+    /// The guides loaded, in the order of the walk (a candidate names its own).
+    guides: &'a mut Vec<Guide>,
     skipped: &'a mut Vec<Skip>,
     /// Every entry name met (SPEC.md `trust.levels`, shadowing).
     names: &'a mut std::collections::BTreeSet<Vec<u8>>,
@@ -334,6 +344,7 @@ fn walk_listed(
 ) {
     let Found {
         candidates,
+        guides,
         skipped,
         names,
     } = found;
@@ -362,6 +373,7 @@ fn walk_listed(
                 here,
                 &mut Found {
                     candidates,
+                    guides,
                     skipped,
                     names,
                 },
@@ -403,8 +415,12 @@ fn enter(dir: BorrowedFd<'_>, path: &mut Vec<Vec<u8>>, here: String, found: &mut
     if let Some(md_kind) = listed(&entries, GuideFile::SkillMd) {
         let yml_kind = listed(&entries, GuideFile::SkillYml);
         drop(entries);
+        let outcome = load_skill(sub.as_fd(), path, md_kind, yml_kind).map(|guide| {
+            found.guides.push(guide);
+            found.guides.len() - 1
+        });
         found.candidates.push(Candidate {
-            outcome: load_skill(sub.as_fd(), path, md_kind, yml_kind).map(Box::new),
+            outcome,
             components: path.clone(),
         });
     } else {
