@@ -127,7 +127,8 @@ fn render_raw(case: &Case) -> String {
     s
 }
 
-/// The case's id, summary, file, clauses, required features, canaries and `bounded`.
+/// The case's id, summary, file, clauses, required features, canaries, `bounded` and how it
+/// shares the machine (`exclusive`, `alone`).
 fn header(s: &mut String, case: &Case) {
     let _ = writeln!(s, "{}", case.id);
     let _ = writeln!(s, "  {}", one_line(&case.summary));
@@ -151,6 +152,15 @@ fn header(s: &mut String, case: &Case) {
             "  bounded: {} (a step left unanswered is UNSAFE: unbounded)",
             one_line(b)
         );
+    }
+    if let Some(name) = case.exclusive_with() {
+        let _ = writeln!(
+            s,
+            "  exclusive: {name} (under --jobs N, one case of this name at a time)"
+        );
+    }
+    if case.runs_alone() {
+        let _ = writeln!(s, "  alone: true (under --jobs N, no other case beside it)");
     }
 }
 
