@@ -234,12 +234,18 @@ fn open_leaf(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, LeafError> {
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
         Mode::empty(),
     )
-    .map_err(|e| match e {
+    .map_err(open_error)
+}
+
+/// What a failed no-follow open of a leaf means: gone, a link (`ELOOP`), a socket or other
+/// special file (`ENXIO`, `EOPNOTSUPP`), or unreadable.
+fn open_error(e: Errno) -> LeafError {
+    match e {
         Errno::NOENT => LeafError::NotFound,
         Errno::LOOP => LeafError::Symlink,
         Errno::NXIO | Errno::OPNOTSUPP => LeafError::NotRegular,
         e => LeafError::Unreadable(e.to_string()),
-    })
+    }
 }
 
 /// Opens the entry `name` of `dir` that the directory's listing said is of kind `kind` (the
@@ -536,12 +542,7 @@ mod mutated {
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| match e {
-            Errno::NOENT => LeafError::NotFound,
-            Errno::LOOP => LeafError::Symlink,
-            Errno::NXIO | Errno::OPNOTSUPP => LeafError::NotRegular,
-            e => LeafError::Unreadable(e.to_string()),
-        })?;
+        .map_err(open_error)?;
         let st = rfs::fstat(&fd).map_err(|e| LeafError::Unreadable(e.to_string()))?;
         if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
             return Err(LeafError::NotRegular);
