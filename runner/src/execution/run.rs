@@ -21,7 +21,8 @@
 //! other case beside it, after the others (spec-cases/README.md, "Cases that measure time"). The
 //! observer hears of cases as they start and end; the stop policies are decided in suite order,
 //! so `--jobs 1` and `--jobs N` stop at the same case and report the same: a case after it is NOT
-//! RUN even where another worker had already started it. With one worker, the cases run in the order given, exactly as a serial loop would.
+//! RUN even where another worker had already started it. With one worker, the cases run in the
+//! order given, exactly as a serial loop would.
 //!
 //! Clauses: SPEC.md "How verdicts are judged" (NOT RUN, a broken implementation).
 
