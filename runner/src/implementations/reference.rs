@@ -116,6 +116,7 @@ impl Reference {
                 process_per_case: false,
                 side_by_side: None,
                 tool_names: Default::default(),
+                ..ImplInfo::default()
             },
             runtime: None,
             omitted: Vec::new(),

@@ -15,6 +15,7 @@
 //! Shutdown); SPEC.md `tools.registration` for the names of the specification's tools.
 
 pub mod fault;
+pub mod claims;
 pub mod features;
 pub mod live;
 pub mod schema;
@@ -25,6 +26,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::protocol::claims::{ClaimError, Format, Mechanism, ReadScope};
 use crate::protocol::features::Feature;
 
 /// The tools the specification defines. `tools` expectations compare only these: a host's own
@@ -194,7 +196,7 @@ pub enum Request {
 }
 
 /// Who the implementation is and what it supports.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "WireImplInfo")]
 pub struct ImplInfo {
     pub name: String,
@@ -222,9 +224,56 @@ pub struct ImplInfo {
     /// runtime's own tools"). Checked by [`check_tool_names`].
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tool_names: BTreeMap<String, String>,
+    /// What the runtime's reading tool returns by design (PROTOCOL.md, "What the runtime reads
+    /// and lacks"); absent: only the skill's own files.
+    #[serde(default, skip_serializing_if = "is_default_scope")]
+    pub read_scope: ReadScope,
+    /// The skill file formats the runtime reads; absent: both.
+    #[serde(default = "all_formats", skip_serializing_if = "is_all_formats")]
+    pub formats: Vec<Format>,
+    /// The mechanisms the runtime does not have, each with the adapter's reason.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub lacks: BTreeMap<Mechanism, String>,
+}
+
+fn is_default_scope(s: &ReadScope) -> bool {
+    *s == ReadScope::default()
+}
+
+fn all_formats() -> Vec<Format> {
+    Format::ALL.to_vec()
+}
+
+fn is_all_formats(f: &[Format]) -> bool {
+    Format::ALL.iter().all(|x| f.contains(x))
+}
+
+impl Default for ImplInfo {
+    /// An implementation that declares nothing: no optional feature, and the specification's
+    /// defaults for what it reads (both formats, only the skill's own files) and lacks (nothing).
+    fn default() -> Self {
+        ImplInfo {
+            name: String::new(),
+            version: String::new(),
+            language: None,
+            features: Vec::new(),
+            unknown_features: Vec::new(),
+            process_per_case: false,
+            side_by_side: None,
+            tool_names: BTreeMap::new(),
+            read_scope: ReadScope::default(),
+            formats: all_formats(),
+            lacks: BTreeMap::new(),
+        }
+    }
 }
 
 impl ImplInfo {
+    /// Whether the runtime reads this skill file format.
+    pub fn reads(&self, format: Format) -> bool {
+        self.formats.contains(&format)
+    }
+
     /// Whether several processes of this implementation may run cases at once.
     pub fn runs_side_by_side(&self) -> bool {
         self.side_by_side != Some(false)
@@ -300,13 +349,52 @@ struct WireImplInfo {
     side_by_side: Option<bool>,
     #[serde(default)]
     tool_names: BTreeMap<String, String>,
+    #[serde(default)]
+    read_scope: Option<String>,
+    #[serde(default)]
+    formats: Option<Vec<String>>,
+    #[serde(default)]
+    lacks: BTreeMap<String, String>,
+}
+
+/// What is wrong with an `implementation` object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImplInfoError {
+    ToolNames(ToolNamesError),
+    Claim(ClaimError),
+}
+
+impl std::fmt::Display for ImplInfoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ImplInfoError::ToolNames(e) => e.fmt(f),
+            ImplInfoError::Claim(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ImplInfoError {}
+
+impl From<ToolNamesError> for ImplInfoError {
+    fn from(e: ToolNamesError) -> Self {
+        ImplInfoError::ToolNames(e)
+    }
+}
+
+impl From<ClaimError> for ImplInfoError {
+    fn from(e: ClaimError) -> Self {
+        ImplInfoError::Claim(e)
+    }
 }
 
 impl TryFrom<WireImplInfo> for ImplInfo {
-    type Error = ToolNamesError;
+    type Error = ImplInfoError;
 
-    fn try_from(w: WireImplInfo) -> Result<ImplInfo, ToolNamesError> {
+    fn try_from(w: WireImplInfo) -> Result<ImplInfo, ImplInfoError> {
         check_tool_names(&w.tool_names)?;
+        let read_scope = claims::read_scope(w.read_scope.as_deref())?;
+        let formats = claims::formats(w.formats)?;
+        let lacks = claims::lacks(w.lacks)?;
         let (features, unknown_features) = crate::protocol::features::split_declared(w.features);
         Ok(ImplInfo {
             name: w.name,
@@ -317,6 +405,9 @@ impl TryFrom<WireImplInfo> for ImplInfo {
             process_per_case: w.process_per_case,
             side_by_side: w.side_by_side,
             tool_names: w.tool_names,
+            read_scope,
+            formats,
+            lacks,
         })
     }
 }

@@ -1303,6 +1303,7 @@ mod tests {
                 process_per_case: false,
                 side_by_side: None,
                 tool_names: Default::default(),
+                ..ImplInfo::default()
             },
             cases_dir: "cases".into(),
             suite: crate::suite::report_entry("cases"),
