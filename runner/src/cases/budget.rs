@@ -316,7 +316,7 @@ mod tests {
         // arguments: 2041 bytes per case; sized and sparse files are not held.
         let tree = "  p: {text: x, size: 1000}\n  s: {size: 100000}\n  z: {size: 100000000, sparse: true}\n";
         let load = |n: usize, limit: u64| {
-            crate::cases::assemble_within(
+            crate::cases::load::assemble_within(
                 "t".into(),
                 (0..n).map(|i| source(&format!("c{i}"), tree)),
                 Vec::new(),

@@ -64,6 +64,57 @@ pub struct CaseConfig {
     pub hitl: Option<CaseHitl>,
 }
 
+impl CaseConfig {
+    /// Every string of the configuration that a runtime may show (in an error message, a
+    /// prompt, a refusal), each with what it is; not the environment's values (a runtime never
+    /// shows them, and `secret` canaries live there).
+    pub fn shown_strings(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        match &self.skills_root {
+            SkillsRoot::InCase(p) | SkillsRoot::AsWritten(p) => out.push(("the skills root", p.clone())),
+            SkillsRoot::Unset => {}
+        }
+        match &self.script_allowlist {
+            Some(Allowlist::Raw(text)) => out.push(("the script allowlist's text", text.clone())),
+            Some(Allowlist::Entries(entries)) => {
+                for e in entries {
+                    out.push(("a script allowlist entry", format!("{} {}", e.skill, e.script)));
+                    let (HashSource::Hex(h) | HashSource::Of(h)) = &e.sha256;
+                    out.push(("a script allowlist entry", h.clone()));
+                }
+            }
+            None => {}
+        }
+        for t in self.tool_allowlist.iter().flatten() {
+            out.push(("the tool allowlist", t.clone()));
+        }
+        for (what, v) in [
+            ("the replay setting", &self.replay),
+            ("the timeout setting", &self.timeout_ms),
+            ("the interpreter", &self.python),
+            ("the registry directory", &self.registry),
+        ] {
+            if let Some(v) = v {
+                out.push((what, v.clone()));
+            }
+        }
+        for k in self.env.keys() {
+            out.push(("an environment variable's name", k.clone()));
+        }
+        if let Some(dirs) = &self.skill_dirs {
+            for d in [&dirs.user, &dirs.workspace, &dirs.installed].into_iter().flatten() {
+                out.push(("a skill directory", d.clone()));
+            }
+        }
+        if let Some(h) = &self.hitl {
+            if let Some(t) = &h.timeout_ms {
+                out.push(("the hitl timeout setting", t.clone()));
+            }
+        }
+        out
+    }
+}
+
 /// `config.hitl` of a case (profile `hitl`), with the case format's defaults filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaseHitl {

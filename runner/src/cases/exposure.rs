@@ -149,10 +149,15 @@ impl Canaries {
         self.0.iter().map(|(t, e)| (t.as_str(), *e))
     }
 
-    /// The scanned canaries that occur in `text`.
-    pub fn seen_in<'a>(&'a self, text: &'a str) -> impl Iterator<Item = (&'a str, Exposure)> {
+    /// The scanned canaries that an answer shows, each with how it was found (as written, or
+    /// disguised: [`crate::cases::scan`]).
+    pub fn seen_in<'a>(
+        &'a self,
+        scan: &'a crate::cases::scan::Scan,
+    ) -> impl Iterator<Item = (&'a str, Exposure, crate::cases::scan::Rendering)> {
         self.iter()
-            .filter(move |(t, e)| e.scanned() && text.contains(t))
+            .filter(|(_, e)| e.scanned())
+            .filter_map(move |(t, e)| scan.find(t).map(|how| (t, e, how)))
     }
 }
 
@@ -302,7 +307,14 @@ pub fn check_observables(o: &Observed<'_>) -> Result<(), (usize, String)> {
             ));
         }
         if exposure.scanned() {
-            if let Some((what, _)) = o.forbidden.iter().find(|(_, t)| t.contains(token)) {
+            // Compared folded, as the scan compares: no rendering of what a passing runtime
+            // shows may pass for the token (crate::cases::scan).
+            let folded = crate::cases::scan::fold(token);
+            if let Some((what, _)) = o
+                .forbidden
+                .iter()
+                .find(|(_, t)| crate::cases::scan::fold(t).contains(&folded))
+            {
                 return Err((
                     0,
                     format!(
@@ -310,6 +322,19 @@ pub fn check_observables(o: &Observed<'_>) -> Result<(), (usize, String)> {
                     ),
                 ));
             }
+        }
+    }
+    for (token, exposure) in o.canaries.iter().filter(|(_, e)| e.scanned()) {
+        let folded = crate::cases::scan::fold(token);
+        if let Some((other, _)) = o.canaries.iter().find(|(t, _)| {
+            *t != token && crate::cases::scan::fold(t).contains(&folded)
+        }) {
+            return Err((
+                0,
+                format!(
+                    "canary `{token}` ({exposure}) is a part of canary `{other}` once folded (case, escapes and punctuation ignored, as the scan compares): showing `{other}` would show it too; give them distinct names"
+                ),
+            ));
         }
     }
     for (line, check, exposure, texts) in &o.marks {
@@ -399,12 +424,16 @@ mod tests {
             "SKILLSPEC_CANARY_FORGED": "prompt-forgery",
         }))
         .unwrap();
-        let text = "x SKILLSPEC_CANARY_OUT y SKILLSPEC_CANARY_FORGED";
+        let text = crate::cases::scan::Scan::of(["x SKILLSPEC_CANARY_OUT y SKILLSPEC_CANARY_FORGED"]);
         assert_eq!(
-            c.seen_in(text).collect::<Vec<_>>(),
-            [("SKILLSPEC_CANARY_OUT", Exposure::OutsideContent)]
+            c.seen_in(&text).collect::<Vec<_>>(),
+            [(
+                "SKILLSPEC_CANARY_OUT",
+                Exposure::OutsideContent,
+                crate::cases::scan::Rendering::Plain
+            )]
         );
-        assert_eq!(c.seen_in("nothing").count(), 0);
+        assert_eq!(c.seen_in(&crate::cases::scan::Scan::of(["nothing"])).count(), 0);
     }
 
     #[test]

@@ -161,6 +161,8 @@ pub struct Adapter {
     record: Option<Record>,
     /// `smoke`'s checks; with them the conversation is lenient.
     inspector: Option<Box<dyn Inspector>>,
+    /// The last step's `result` as it came (for the canary scan).
+    last_answer: Option<Value>,
 }
 
 impl Adapter {
@@ -188,6 +190,7 @@ impl Adapter {
             info: ImplInfo::default(),
             seq: 0,
             refused_start: None,
+            last_answer: None,
             record,
             inspector,
         };
@@ -465,6 +468,7 @@ impl Implementation for Adapter {
         }
         let seq = self.seq;
         let request = Outgoing::Step { seq, index, step };
+        self.last_answer = None;
         match self.exchange(&request)? {
             Response::StepResult {
                 seq: s,
@@ -476,6 +480,7 @@ impl Implementation for Adapter {
                     if let Some(inspector) = &mut self.inspector {
                         inspector.result(&request, step, &result);
                     }
+                    self.last_answer = Some(result.clone());
                     StepOutcome::from_wire(step, result)
                         .map_err(|m| self.fail(&request, FaultKind::BadResult(m)))
                 }
@@ -488,6 +493,10 @@ impl Implementation for Adapter {
             },
             other => Err(self.unexpected(&request, &other)),
         }
+    }
+
+    fn last_answer(&self) -> Option<&Value> {
+        self.last_answer.as_ref()
     }
 
     fn end_case(&mut self) -> Result<(), ImplError> {

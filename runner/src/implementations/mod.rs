@@ -75,6 +75,13 @@ pub trait Implementation {
     ) -> Result<(), ImplError>;
     /// Performs one step of the current case.
     fn step(&mut self, index: usize, step: &WireStep) -> Result<StepOutcome, ImplError>;
+    /// The last step's answer as it came, before the runner read it into its own shape (an
+    /// adapter's raw `result`): the canary scan reads every string of it, keys the runner drops
+    /// included (SPEC.md, "What the canary scan sees"). `None` when there is nothing more to it
+    /// than the outcome (the reference in-process).
+    fn last_answer(&self) -> Option<&serde_json::Value> {
+        None
+    }
     /// Ends the current case and discards its runtime.
     fn end_case(&mut self) -> Result<(), ImplError>;
     /// The run is over: stop whatever the implementation keeps running (an adapter is stopped

@@ -18,7 +18,9 @@ use serde::{Deserialize, Serialize};
 pub const MAX_REASON: usize = 4096;
 
 /// What the runtime's file-reading tool may return by design.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReadScope {
     /// Only files inside the skill's own directory (what SPEC.md requires).
@@ -245,8 +247,15 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("one of skill, skills-root, case-root"));
-        assert_eq!(formats(Some(vec!["skill-md".into()])), Ok(vec![Format::SkillMd]));
-        for bad in [vec![], vec!["skill-md".into(), "skill-md".into()], vec!["SKILL.md".into()]] {
+        assert_eq!(
+            formats(Some(vec!["skill-md".into()])),
+            Ok(vec![Format::SkillMd])
+        );
+        for bad in [
+            vec![],
+            vec!["skill-md".into(), "skill-md".into()],
+            vec!["SKILL.md".into()],
+        ] {
             assert!(formats(Some(bad.clone())).is_err(), "{bad:?}");
         }
         let ok = lacks(BTreeMap::from([(
@@ -254,8 +263,15 @@ mod tests {
             "scans the root's children only (skills.py:40)".to_owned(),
         )]))
         .unwrap();
-        assert_eq!(ok.keys().copied().collect::<Vec<_>>(), [Mechanism::NestedScan]);
-        for (word, reason) in [("depth", "x"), ("nested-scan", " "), ("nested-scan", &"x".repeat(4097)[..])] {
+        assert_eq!(
+            ok.keys().copied().collect::<Vec<_>>(),
+            [Mechanism::NestedScan]
+        );
+        for (word, reason) in [
+            ("depth", "x"),
+            ("nested-scan", " "),
+            ("nested-scan", &"x".repeat(4097)[..]),
+        ] {
             let e = lacks(BTreeMap::from([(word.to_owned(), reason.to_owned())])).unwrap_err();
             assert!(e.to_string().contains("`lacks` maps a mechanism"), "{e}");
         }

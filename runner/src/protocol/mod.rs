@@ -14,8 +14,8 @@
 //! Clauses: PROTOCOL.md as a whole (messages, "Refusals", "Mapping a runtime's own tools",
 //! Shutdown); SPEC.md `tools.registration` for the names of the specification's tools.
 
-pub mod fault;
 pub mod claims;
+pub mod fault;
 pub mod features;
 pub mod live;
 pub mod schema;
