@@ -21,10 +21,12 @@
  *   with `error`), `case_start` / `step` / `case_end` / `stop`, `seq` and `index` echoed,
  *   exactly one response line per request, in order, each method awaited before the next
  *   request is read.
- * - The transport: requests are read as whole lines of any length and must be UTF-8 JSON objects
- *   (anything else is answered with `error`); responses are strict UTF-8 JSON (a lone surrogate,
- *   NaN, a BigInt, a Map or a cycle becomes an `error` response naming where it was, never a
- *   broken or silently changed line) and at most 16 MiB.
+ * - The transport: requests are read as whole lines of up to {@link MAX_REQUEST} (64 MiB) and
+ *   must be UTF-8 JSON objects (anything else is answered with `error`; a longer line is
+ *   discarded as it arrives, never held, and answered with `error`); responses are strict UTF-8
+ *   JSON (a lone surrogate, NaN, a BigInt, a Map or a cycle becomes an `error` response naming
+ *   where it was, never a broken or silently changed line) and at most 16 MiB. A `case_start`
+ *   whose `config` has a field of the wrong type is answered with `error` naming the field.
  * - stdout and stdin: when they are pipes (as the runner starts adapters), evaluating this module
  *   reopens them for the protocol (close-on-exec, so no child process inherits them) and points
  *   file descriptor 1 at stderr and descriptor 0 at /dev/null; always, `process.stdout.write`
@@ -63,6 +65,25 @@ import net from 'node:net';
 export const PROTOCOL_VERSION = 2;
 /** Longest response line the runner accepts (bytes, without the newline). */
 export const MAX_LINE = 16 * 1024 * 1024;
+/** The request line limit when SKILLSPEC_KIT_MAX_REQUEST does not lower it. */
+export const DEFAULT_MAX_REQUEST = 64 * 1024 * 1024;
+/**
+ * Longest request line the kit takes (bytes, without the newline): 64 MiB, four times the longest
+ * line the runner sends (16 MiB, PROTOCOL.md "Transport"). A longer line is discarded as it
+ * streams in, never held whole, then answered with an `error`: a runaway writer on stdin cannot
+ * make the adapter take more memory than this. SKILLSPEC_KIT_MAX_REQUEST (a number of bytes,
+ * read once when the kit is evaluated) sets it, for the kit's own tests only, which check the
+ * behaviour at the limit without pushing 64 MiB through a pipe.
+ */
+export const MAX_REQUEST = (() => {
+  const text = process.env.SKILLSPEC_KIT_MAX_REQUEST;
+  if (text === undefined) return DEFAULT_MAX_REQUEST;
+  if (/^[0-9]+$/.test(text) && Number(text) > 0) return Number(text);
+  try {
+    fs.writeSync(2, `skillspec-kit: SKILLSPEC_KIT_MAX_REQUEST=${JSON.stringify(text)} is not a positive number of bytes; the limit stays ${DEFAULT_MAX_REQUEST}\n`);
+  } catch { /* stderr is gone */ }
+  return DEFAULT_MAX_REQUEST;
+})();
 /** Feature names the runner knows (PROTOCOL.md); declare only what the runtime really does. */
 export const FEATURES = Object.freeze(['tool-allowlist', 'skip-report', 'platform-emulation', 'selection', 'trust', 'hitl']);
 /** Reasons a `skipped` entry may give (SPEC.md, discovery). */
@@ -71,6 +92,14 @@ export const SPEC_TOOLS = Object.freeze([
   'skill_read_reference', 'skill_run_script', 'skill_list', 'skill_install', 'skill_remove',
   'read_skill', 'read_skill_file', 'run_skill_script',
 ]);
+/** What the runtime's file-reading tool may return by design (the adapter's `readScope`). */
+export const READ_SCOPES = Object.freeze(['skill', 'skills-root', 'case-root']);
+/** The skill file formats a runtime may read (the adapter's `formats`). */
+export const SKILL_FORMATS = Object.freeze(['skill-md', 'skill-yml']);
+/** The mechanisms a runtime may lack (the keys of the adapter's `lacks`). */
+export const MECHANISMS = Object.freeze(['skill_read_reference', 'skill_run_script', 'nested-scan', 'argument-keys']);
+/** Longest reason `lacks` may give (bytes of UTF-8); the runner keeps no more. */
+export const MAX_REASON = 4096;
 
 export const SKIP_REASONS = Object.freeze([
   'duplicate', 'symlink', 'too_deep', 'too_large', 'not_regular',
@@ -109,6 +138,11 @@ const FORMATS = ['portable', 'legacy'];
  * @property {string} [language] default `"javascript"`
  * @property {string[]} [features] optional features the runtime really has, from {@link FEATURES}
  * @property {boolean} [processPerCase] the runtime caches state at import: the runner starts a fresh adapter process for every case
+ * @property {boolean} [sideBySide] false: two processes of the adapter cannot run at once
+ * @property {Object<string,string>} [toolNames] spec tool name -> the runtime's own name
+ * @property {'skill'|'skills-root'|'case-root'|null} [readScope] what the runtime's file-reading tool returns by design (null: `skill`, not sent)
+ * @property {Array<'skill-md'|'skill-yml'>|null} [formats] the skill file formats the runtime reads (null: both, not sent)
+ * @property {Object<string,string>} [lacks] mechanism from {@link MECHANISMS} -> why the runtime does not have it (sent when not empty)
  * @property {(config: Config, root: string) => void|Promise<void>} [startCase] start a fresh runtime for the case (root: the case's temporary directory); it scans the skills root now, as a host does at start-up
  * @property {() => Array<LoadedEntry|SkippedEntry>|Promise<Array<LoadedEntry|SkippedEntry>>} [discover] scan again: {@link loaded} entries in the runtime's order, {@link skipped} ones (sent only with `skip-report`)
  * @property {() => string[]|Promise<string[]>} [tools] names of the tools offered to the model
@@ -409,6 +443,18 @@ export class Runtime {
     this.processPerCase = false;
     this.sideBySide = true; // false: two processes cannot run at once (PROTOCOL.md, side_by_side)
     this.toolNames = {}; // spec tool name -> the runtime's own name (PROTOCOL.md, tool_names)
+    // What the runtime's file-reading tool returns by design: 'skill' (only files inside the
+    // skill's own directory, what the specification requires), 'skills-root' (any file below the
+    // skills root) or 'case-root' (any file below its workspace, rooted at the case root). A
+    // canary read inside that scope is then not a crossing of a boundary the runtime claims.
+    // null: 'skill', not sent.
+    this.readScope = null;
+    // The skill file formats it reads, from SKILL_FORMATS, each once (['skill-md']: it never
+    // reads skill.yml, whose cases are then UNSUPPORTED). null: both, not sent.
+    this.formats = null;
+    // The mechanisms it does not have (keys from MECHANISMS), each with what its docs or code
+    // show: a case that passes while one it exercises is lacking is "not exercised", not passed.
+    this.lacks = {};
   }
   startCase(config, root) {} // eslint-disable-line no-unused-vars
   discover() { throw new NotImplemented('discover() is not implemented by this adapter'); }
@@ -578,6 +624,48 @@ function findNonJson(value, path) {
 const isStrList = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isSeq = (v) => Number.isSafeInteger(v) && v >= 0;
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A reason of `lacks`: text that says something, within what the runner keeps. */
+const isReason = (v) => typeof v === 'string' && v.trim() !== '' && !LONE_SURROGATE.test(v) && Buffer.byteLength(v, 'utf8') <= MAX_REASON;
+
+// The types of `case_start.config` (PROTOCOL.md, `case_start` and "Profiles"): a field maps to
+// [what is expected, its test], or to the fields of an object. Only types are checked: what a
+// value means (a malformed allowlist, `timeout_ms` "abc", another `session` text) is the
+// runtime's to judge, and cases send such values on purpose. An absent field stays absent; a
+// field the table does not know passes through.
+const STRING = ['a string', (v) => typeof v === 'string'];
+const STRING_OR_NULL = ['a string or null', (v) => v === null || typeof v === 'string'];
+const BOOLEAN = ['a boolean', (v) => typeof v === 'boolean'];
+const STRINGS = ['a list of strings', isStrList];
+const STRINGS_OR_NULL = ['a list of strings or null', (v) => v === null || isStrList(v)];
+const COUNT_OR_NULL = ['a non-negative integer or null', (v) => v === null || (Number.isSafeInteger(v) && v >= 0)];
+const CONFIG_TYPES = {
+  skills_root: STRING_OR_NULL,
+  script_allowlist: STRING_OR_NULL,
+  tool_allowlist: STRINGS_OR_NULL,
+  allow_trading: BOOLEAN,
+  replay: STRING_OR_NULL,
+  timeout_ms: STRING_OR_NULL,
+  python: STRING,
+  env: ['an object of strings', (v) => isPlainObject(v) && Object.values(v).every((x) => typeof x === 'string')],
+  platform: STRING_OR_NULL,
+  skill_dirs: { user: STRING_OR_NULL, workspace: STRING_OR_NULL, installed: STRING_OR_NULL },
+  registry: STRING,
+  selection: { max_active: COUNT_OR_NULL, max_context_tokens: COUNT_OR_NULL },
+  hitl: { enabled: BOOLEAN, script_tool_allowed: BOOLEAN, session: STRING, answers: STRINGS, timeout_ms: STRING_OR_NULL },
+};
+
+/** What is wrong with the types of `value` (`case_start.config`), each naming the field and
+ * what it must be; [] when nothing is. */
+function configProblems(value, types = CONFIG_TYPES, where = 'config') {
+  if (!isPlainObject(value)) return [`\`${where}\` must be an object, got ${describe(value)}`];
+  const problems = [];
+  for (const [key, expected] of Object.entries(types)) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    if (!Array.isArray(expected)) problems.push(...configProblems(value[key], expected, `${where}.${key}`));
+    else if (!expected[1](value[key])) problems.push(`\`${where}.${key}\` must be ${expected[0]}, got ${describe(value[key])}`);
+  }
+  return problems;
+}
 
 function err(seq, message) {
   return { type: 'error', seq: isSeq(seq) ? seq : null, message: clean(message) };
@@ -653,6 +741,26 @@ class Session {
     if (!isPlainObject(toolNames) || !Object.entries(toolNames).every(([k, v]) => SPEC_TOOLS.includes(k) && nameOk(v))) {
       problems.push(`\`toolNames\` must map tools of the specification (${SPEC_TOOLS.join(', ')}) to the runtime's own names (non-empty, no spaces)`);
     }
+    const readScope = rt.readScope ?? null;
+    if (readScope !== null && !READ_SCOPES.includes(readScope)) {
+      problems.push(`\`readScope\` must be one of ${READ_SCOPES.join(', ')} (or null: skill), got ${describe(readScope)}`);
+    }
+    const formats = rt.formats ?? null;
+    if (formats !== null && !(isStrList(formats) && formats.length && formats.every((f) => SKILL_FORMATS.includes(f)) && new Set(formats).size === formats.length)) {
+      problems.push(`\`formats\` must be a non-empty array of ${SKILL_FORMATS.join(', ')}, each once (or null: both), got ${describe(formats)}`);
+    }
+    const lacks = rt.lacks ?? {};
+    if (!isPlainObject(lacks)) {
+      problems.push(`\`lacks\` must map mechanisms (${MECHANISMS.join(', ')}) to reasons, got ${describe(lacks)}`);
+    } else {
+      for (const [mechanism, reason] of Object.entries(lacks)) {
+        if (!MECHANISMS.includes(mechanism)) {
+          problems.push(`\`lacks\` names ${describe(mechanism)}, not a mechanism of ${MECHANISMS.join(', ')}`);
+        } else if (!isReason(reason)) {
+          problems.push(`\`lacks[${describe(mechanism)}]\` must be a reason, a non-empty string of at most ${MAX_REASON} bytes of UTF-8 saying what the runtime's docs or code show, got ${describe(reason)}`);
+        }
+      }
+    }
     if (problems.length) return err(null, `the adapter's runtime is misdeclared: ${problems.join('; ')}`);
     return {
       type: 'started',
@@ -661,13 +769,21 @@ class Session {
         name: rt.name, version: rt.version, language, features: [...features], process_per_case: Boolean(rt.processPerCase),
         ...(rt.sideBySide === undefined || rt.sideBySide ? {} : { side_by_side: false }),
         ...(Object.keys(toolNames).length ? { tool_names: { ...toolNames } } : {}),
+        ...(readScope !== null ? { read_scope: readScope } : {}),
+        ...(formats !== null ? { formats: [...formats] } : {}),
+        ...(Object.keys(lacks).length ? { lacks: { ...lacks } } : {}),
       },
     };
   }
 
   async caseStart(seq, msg) {
     if (this.openSeq !== null) throw new Answer(`case ${this.openSeq} is still open: \`case_end\` it before starting case ${seq}`);
-    if (typeof msg.root !== 'string' || !isPlainObject(msg.config)) throw new Answer('`case_start` needs a string `root` and an object `config`');
+    // One bad request never ends the session (PROTOCOL.md, "Errors"): a field of the wrong type
+    // is answered here, naming it, before the runtime sees anything, and the case is not opened,
+    // so the next `case_start` starts afresh.
+    const problems = typeof msg.root === 'string' ? [] : [`\`root\` must be a string, got ${describe(msg.root)}`];
+    problems.push(...configProblems(msg.config));
+    if (problems.length) throw new Answer(`\`case_start\` has fields of the wrong type: ${problems.join('; ')}`);
     this.openSeq = seq;
     this.refusedStart = null;
     try {
@@ -803,6 +919,11 @@ class Session {
     return data;
   }
 
+  /** Answers a line that was over MAX_REQUEST bytes (discarded unread); false when the runner is gone. */
+  async tooLong(size) {
+    return this.send(err(null, `request line of ${size} bytes is over the adapter kit's limit of ${MAX_REQUEST} bytes and was discarded unread (the runner's own lines are at most ${MAX_LINE} bytes)`));
+  }
+
   /** Answers one line; false after `stop`. */
   async line(raw) {
     if (raw.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)) return true; // a blank line
@@ -825,6 +946,11 @@ class Session {
       }
       if (response === null) return false;
     }
+    return this.send(response);
+  }
+
+  /** Writes one response line; false when the runner is gone. */
+  send(response) {
     try {
       this.wire.write(Buffer.concat([this.encode(response), Buffer.from('\n')]));
     } catch (e) {
@@ -847,27 +973,39 @@ export async function serve(runtime, options = {}) {
   const w = takeOverStdio();
   const session = new Session(runtime, w);
   const input = w.input();
+  // The pieces of the line being read, kept only while the line stays within MAX_REQUEST bytes:
+  // past that they are dropped and the rest of the line is thrown away up to its newline, so
+  // that no line, however long, holds more than MAX_REQUEST bytes (chunks arrive 64 KiB at a time).
   let pending = [];
+  let size = 0;
   let going = true;
+  const finish = () => {
+    const line = size > MAX_REQUEST ? null : pending.length === 1 ? pending[0] : Buffer.concat(pending, size);
+    const length = size;
+    pending = [];
+    size = 0;
+    return line === null ? session.tooLong(length) : session.line(line);
+  };
   try {
     for await (const chunk of input) {
       let start = 0;
       for (;;) {
         const nl = chunk.indexOf(10, start);
-        if (nl < 0) {
-          if (start < chunk.length) pending.push(chunk.subarray(start));
-          break;
+        const end = nl < 0 ? chunk.length : nl;
+        size += end - start;
+        if (size <= MAX_REQUEST) {
+          if (end > start) pending.push(chunk.subarray(start, end));
+        } else if (pending.length) {
+          pending = []; // over the limit: let go of it now, not at the newline
         }
-        const piece = chunk.subarray(start, nl);
-        const line = pending.length ? Buffer.concat([...pending, piece]) : piece;
-        pending = [];
+        if (nl < 0) break;
         start = nl + 1;
-        going = await session.line(line);
+        going = await finish();
         if (!going) break;
       }
       if (!going) break;
     }
-    if (going && pending.length) await session.line(Buffer.concat(pending));
+    if (going && size) await finish();
   } finally {
     await session.cleanup();
     input.destroy();

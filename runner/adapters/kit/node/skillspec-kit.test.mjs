@@ -45,12 +45,12 @@ function adapterFile(body, prelude = '') {
 }
 
 class Proc {
-  constructor(file, mode = 'pipes') {
+  constructor(file, mode = 'pipes', env = {}) {
     this.statusFile = path.join(tmp, `status-${counter++}`);
     const [cmd, args] = mode === 'pipes'
       ? ['sh', ['-c', '{ cat | { "$0" "$1" 2>&1 1>&3 3>&-; echo $? > "$2"; } | cat >&2; } 3>&1 | cat', process.execPath, file, this.statusFile]]
       : [process.execPath, [file]];
-    this.child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } });
     running.add(this.child);
     this.mode = mode;
     this.lines = [];
@@ -101,6 +101,18 @@ class Proc {
     this.child.stdin.write(Buffer.isBuffer(message) ? message : `${JSON.stringify(message)}\n`);
   }
 
+  /** A line of `size` bytes of `x` and then `tail`, written a chunk at a time as the pipe drains
+   * (one chunk in memory). */
+  async sendStreaming(size, { chunk = 1 << 20, tail = '\n' } = {}) {
+    const block = Buffer.alloc(chunk, 'x');
+    for (let left = size; left > 0; left -= chunk) {
+      if (!this.child.stdin.write(left >= chunk ? block : block.subarray(0, left))) {
+        await new Promise((resolve) => this.child.stdin.once('drain', resolve));
+      }
+    }
+    this.send(Buffer.from(tail));
+  }
+
   async recv() {
     const line = await this.nextLine();
     assert.ok(line, `the adapter closed stdout; stderr: ${this.stderr}`);
@@ -125,8 +137,8 @@ class Proc {
   }
 }
 
-function start(body, { mode = 'pipes', prelude = '' } = {}) {
-  return new Proc(adapterFile(body, prelude), mode);
+function start(body, { mode = 'pipes', prelude = '', env = {} } = {}) {
+  return new Proc(adapterFile(body, prelude), mode, env);
 }
 
 async function started(p) {
@@ -200,6 +212,78 @@ describe('handshake', () => {
       assert.match(r.message, /version/);
     }
     await started(p);
+    await cleanExit(p);
+  });
+
+  // One process for many declarations: each case sets the runtime's readScope, formats and lacks
+  // from the JavaScript object in env DECL (dropping the earlier ones), and the next `start`
+  // declares them.
+  const DECLARING = `
+await kit.serve({
+  name: 'd', version: '1',
+  startCase(config) {
+    for (const key of ['readScope', 'formats', 'lacks']) delete this[key];
+    Object.assign(this, (0, eval)(\`(\${config.env.DECL})\`));
+  },
+});`;
+  const declare = async (p, seq, decl) => {
+    await openCase(p, seq, tmp, { ...CONFIG, env: { DECL: decl } });
+    assert.equal((await p.ask({ type: 'case_end', seq })).type, 'case_ended');
+    return p.ask({ type: 'start', protocol_version: 2 });
+  };
+
+  test('readScope, formats and lacks are sent only when set', async () => {
+    const p = start(DECLARING);
+    let { implementation } = await started(p);
+    for (const key of ['read_scope', 'formats', 'lacks']) assert.equal(key in implementation, false, key);
+    const reason = 'hermes-agent 0.19.0 has no script tool: tools/skills_tool.py registers skills_list and skill_view only';
+    ({ implementation } = await declare(p, 1, `{ readScope: 'skills-root', formats: ['skill-md'],
+      lacks: { skill_run_script: ${JSON.stringify(reason)}, 'nested-scan': "scans the root's children only", 'argument-keys': 'é'.repeat(2048) } }`));
+    assert.equal(implementation.read_scope, 'skills-root');
+    assert.deepEqual(implementation.formats, ['skill-md']);
+    assert.deepEqual(implementation.lacks, { skill_run_script: reason, 'nested-scan': "scans the root's children only", 'argument-keys': 'é'.repeat(2048) });
+    ({ implementation } = await declare(p, 2, "{ readScope: 'case-root', formats: ['skill-yml', 'skill-md'], lacks: {} }"));
+    assert.deepEqual([implementation.read_scope, implementation.formats], ['case-root', ['skill-yml', 'skill-md']]);
+    assert.equal('lacks' in implementation, false);
+    ({ implementation } = await declare(p, 3, "{ readScope: 'skill', formats: null, lacks: null }"));
+    assert.equal(implementation.read_scope, 'skill');
+    assert.equal('formats' in implementation || 'lacks' in implementation, false);
+    await cleanExit(p);
+    // The class's defaults send nothing either.
+    const q = start("class A extends kit.Runtime { constructor() { super(); this.name = 'p'; this.version = '1'; } }\nawait kit.serve(new A());");
+    ({ implementation } = await started(q));
+    for (const key of ['read_scope', 'formats', 'lacks']) assert.equal(key in implementation, false, key);
+    await cleanExit(q);
+  });
+
+  test('a misdeclared readScope, formats or lacks refuses the handshake', async () => {
+    const p = start(DECLARING);
+    await started(p);
+    let seq = 0;
+    for (const [decl, words] of [
+      ["{ readScope: 'workspace' }", '`readScope` must be one of skill, skills-root, case-root'],
+      ['{ readScope: 5 }', '`readScope`'],
+      ["{ readScope: ['skill'] }", '`readScope`'],
+      ['{ formats: [] }', '`formats` must be a non-empty array of skill-md, skill-yml, each once'],
+      ["{ formats: ['skill-md', 'skill-md'] }", '`formats`'],
+      ["{ formats: ['SKILL.md'] }", '`formats`'],
+      ["{ formats: 'skill-md' }", '`formats`'],
+      ["{ formats: ['skill-md', 5] }", '`formats`'],
+      ["{ lacks: { depth: 'x' } }", '`lacks` names "depth", not a mechanism'],
+      ["{ lacks: { 'nested-scan': ' ' } }", '`lacks["nested-scan"]` must be a reason'],
+      ["{ lacks: { 'nested-scan': '' } }", '`lacks["nested-scan"]`'],
+      ["{ lacks: { 'nested-scan': 'x'.repeat(4097) } }", 'at most 4096 bytes'],
+      ["{ lacks: { 'nested-scan': 'é'.repeat(2049) } }", 'at most 4096 bytes'],
+      ["{ lacks: { 'nested-scan': '\\uD800 lone' } }", '`lacks["nested-scan"]`'],
+      ['{ lacks: { skill_run_script: 5 } }', '`lacks["skill_run_script"]`'],
+      ["{ lacks: ['nested-scan'] }", '`lacks` must map mechanisms'],
+      ["{ lacks: 'nested-scan' }", '`lacks` must map mechanisms'],
+    ]) {
+      const r = await declare(p, ++seq, decl);
+      assert.deepEqual([r.type, r.seq], ['error', null], decl);
+      assert.ok(r.message.includes('misdeclared') && r.message.includes(words), `${decl}: ${r.message}`);
+    }
+    assert.equal('read_scope' in (await declare(p, 99, '{ readScope: null }')).implementation, false);
     await cleanExit(p);
   });
 
@@ -301,6 +385,98 @@ describe('conversation', () => {
   });
 });
 
+// Records what the runtime was handed: bad configs must never reach it.
+const RECORDING = `
+const seen = [];
+await kit.serve({
+  name: 'recording', version: '0',
+  startCase(config) { seen.push(\`startCase \${JSON.stringify([config.tool_allowlist, config.env, config.allow_trading, config.future])}\`); },
+  endCase() { seen.push('endCase'); },
+  tools() { return seen; },
+});`;
+
+describe('case config', () => {
+  // [config or a change to CONFIG, what the error names]: every field of PROTOCOL.md's
+  // `case_start` table, and of its profiles, with a value of another type.
+  const BAD = [
+    [{ ...CONFIG, tool_allowlist: 5 }, '`config.tool_allowlist` must be a list of strings or null, got 5'],
+    [{ ...CONFIG, tool_allowlist: 'ab' }, '`config.tool_allowlist`'],
+    [{ ...CONFIG, tool_allowlist: ['a', 1] }, '`config.tool_allowlist`'],
+    [{ ...CONFIG, tool_allowlist: { a: 'b' } }, '`config.tool_allowlist`'],
+    [{ ...CONFIG, env: 'ab' }, '`config.env` must be an object of strings, got "ab"'],
+    [{ ...CONFIG, env: 5 }, '`config.env`'],
+    [{ ...CONFIG, env: null }, '`config.env`'],
+    [{ ...CONFIG, env: [['A', 'b']] }, '`config.env`'],
+    [{ ...CONFIG, env: { A: 1 } }, '`config.env`'],
+    [{ ...CONFIG, skills_root: 5 }, '`config.skills_root` must be a string or null, got 5'],
+    [{ ...CONFIG, script_allowlist: [] }, '`config.script_allowlist` must be a string or null, got []'],
+    [{ ...CONFIG, allow_trading: 'yes' }, '`config.allow_trading` must be a boolean, got "yes"'],
+    [{ ...CONFIG, allow_trading: 1 }, '`config.allow_trading`'],
+    [{ ...CONFIG, allow_trading: null }, '`config.allow_trading`'],
+    [{ ...CONFIG, python: 7 }, '`config.python` must be a string, got 7'],
+    [{ ...CONFIG, python: null }, '`config.python`'],
+    [{ ...CONFIG, timeout_ms: 5 }, '`config.timeout_ms` must be a string or null, got 5'],
+    [{ ...CONFIG, replay: {} }, '`config.replay` must be a string or null, got {}'],
+    [{ ...CONFIG, platform: 1 }, '`config.platform`'],
+    [{ ...CONFIG, skill_dirs: 'dirs' }, '`config.skill_dirs` must be an object'],
+    [{ ...CONFIG, skill_dirs: { user: 5 } }, '`config.skill_dirs.user` must be a string or null, got 5'],
+    [{ ...CONFIG, registry: null }, '`config.registry` must be a string'],
+    [{ ...CONFIG, selection: { max_active: '3' } }, '`config.selection.max_active` must be a non-negative integer or null'],
+    [{ ...CONFIG, selection: { max_context_tokens: true } }, '`config.selection.max_context_tokens`'],
+    [{ ...CONFIG, selection: { max_active: -1 } }, '`config.selection.max_active`'],
+    [{ ...CONFIG, selection: { max_active: 1.5 } }, '`config.selection.max_active`'],
+    [{ ...CONFIG, hitl: [] }, '`config.hitl` must be an object'],
+    [{ ...CONFIG, hitl: { enabled: 'yes' } }, '`config.hitl.enabled` must be a boolean'],
+    [{ ...CONFIG, hitl: { script_tool_allowed: 1 } }, '`config.hitl.script_tool_allowed`'],
+    [{ ...CONFIG, hitl: { session: null } }, '`config.hitl.session` must be a string'],
+    [{ ...CONFIG, hitl: { answers: 'approve' } }, '`config.hitl.answers` must be a list of strings'],
+    [{ ...CONFIG, hitl: { timeout_ms: 500 } }, '`config.hitl.timeout_ms` must be a string or null'],
+    [5, '`config` must be an object, got 5'],
+    [[CONFIG], '`config` must be an object'],
+    ['config', '`config` must be an object'],
+    [null, '`config` must be an object'],
+  ];
+
+  test('a config of the wrong type is answered with error and the session goes on', async () => {
+    const p = start(RECORDING);
+    await started(p);
+    for (const [i, [config, words]] of BAD.entries()) {
+      const r = await p.ask({ type: 'case_start', seq: i + 1, case: 'x.y', root: tmp, config });
+      assert.deepEqual([r.type, r.seq], ['error', i + 1], words);
+      assert.ok(r.message.includes(words), `${words}: ${r.message}`);
+      assert.ok(r.message.length < 1000);
+    }
+    // Every problem is named at once, and a bad `root` too.
+    const r = await p.ask({ type: 'case_start', seq: 70, case: 'x.y', root: 5, config: { ...CONFIG, python: 7, env: 'ab' } });
+    for (const words of ['`root` must be a string, got 5', '`config.python`', '`config.env`']) assert.ok(r.message.includes(words), r.message);
+    // The case was never opened: the next case_start is served, and the runtime saw no bad config.
+    await openCase(p, 71, tmp, { ...CONFIG, tool_allowlist: ['skill_read_reference'] });
+    assert.deepEqual((await step(p, 'tools', { seq: 71 })).result.offered, ['startCase [["skill_read_reference"],{"LANG":"C.UTF-8"},false,null]']);
+    assert.equal((await p.ask({ type: 'case_end', seq: 71 })).type, 'case_ended');
+    await cleanExit(p);
+  });
+
+  test('values of the right types pass whatever they mean', async () => {
+    const p = start(RECORDING);
+    await started(p);
+    const good = {
+      ...CONFIG, skills_root: '', script_allowlist: '{not an allowlist', tool_allowlist: [], allow_trading: true, replay: 'on',
+      timeout_ms: 'abc', python: 'python3', env: {}, platform: 'no-process-groups', future: { a: 1 },
+      skill_dirs: { user: '/u', workspace: null }, registry: '/r', selection: { max_active: 0, max_context_tokens: null },
+      hitl: { enabled: false, script_tool_allowed: true, session: 'maybe', answers: ['ok'], timeout_ms: null },
+    };
+    const minimal = { skills_root: null, python: 'python3', env: { A: 'b' } }; // absent fields stay absent
+    for (const [i, config] of [good, minimal].entries()) {
+      await openCase(p, i + 1, tmp, config);
+      assert.equal((await p.ask({ type: 'case_end', seq: i + 1 })).type, 'case_ended');
+    }
+    await openCase(p, 3);
+    assert.deepEqual((await step(p, 'tools', { seq: 3 })).result.offered.slice(0, 4), [
+      'startCase [[],{},true,{"a":1}]', 'endCase', 'startCase [null,{"A":"b"},null,null]', 'endCase']);
+    await cleanExit(p);
+  });
+});
+
 describe('transport', () => {
   for (const mode of ['pipes', 'sockets']) {
     test(`invalid requests are answered with error and the adapter goes on (${mode})`, async () => {
@@ -349,6 +525,59 @@ describe('transport', () => {
       assert.ok(r.message.length < 1000, `${shown}: ${r.message.length} characters`);
       await started(p);
     }
+    await cleanExit(p);
+  });
+
+  const padded = (message, size) => {
+    const data = Buffer.from(JSON.stringify(message));
+    return Buffer.concat([data, Buffer.alloc(size - data.length, ' ')]);
+  };
+
+  test('a request line over the limit is discarded and the next line served', async () => {
+    const limit = 100000;
+    const p = start(MINIMAL, { env: { SKILLSPEC_KIT_MAX_REQUEST: String(limit) } });
+    const hello = { type: 'start', protocol_version: 2 };
+    // At the limit a request is served; one byte more and it is not, however valid it is.
+    p.send(Buffer.concat([padded(hello, limit), Buffer.from('\n')]));
+    assert.equal((await p.recv()).type, 'started');
+    p.send(Buffer.concat([padded(hello, limit + 1), Buffer.from('\n')]));
+    let r = await p.recv();
+    assert.deepEqual([r.type, r.seq], ['error', null], JSON.stringify(r));
+    assert.ok(r.message.includes(`request line of ${limit + 1} bytes is over the adapter kit's limit of ${limit} bytes and was discarded`), r.message);
+    await started(p);
+    // A long line arriving in many pieces, then a request in the same write as its end.
+    const size = 37 * limit + 5;
+    await p.sendStreaming(size, { chunk: Math.floor(limit / 3), tail: `\n${JSON.stringify({ type: 'case_start', seq: 4, root: '/', config: CONFIG })}\n` });
+    r = await p.recv();
+    assert.deepEqual([r.type, r.seq], ['error', null], JSON.stringify(r));
+    assert.ok(r.message.includes(`of ${size} bytes`), r.message);
+    assert.deepEqual(await p.recv(), { type: 'case_started', seq: 4 });
+    assert.equal((await p.ask({ type: 'case_end', seq: 4 })).type, 'case_ended');
+    // A line over the limit at the end of input, without its newline, is answered too.
+    p.send(padded(hello, limit + 1));
+    p.child.stdin.end();
+    r = await p.recv();
+    assert.deepEqual([r.type, r.seq], ['error', null], JSON.stringify(r));
+    assert.ok(r.message.includes(`of ${limit + 1} bytes`), r.message);
+    await cleanExit(p, false);
+  });
+
+  test('a 300 MiB request line takes bounded memory', async () => {
+    // The real limit (64 MiB): a kit that held the line would take well over 600 MiB. The kit
+    // reports its own peak resident size: Node's own, up to 64 MiB kept before the line is known
+    // to be too long, and chunks V8 has not collected yet, all well under the line's 300 MiB.
+    const p = start(`await kit.serve({ name: 'peak', version: '0', tools() { return [String(process.resourceUsage().maxRSS)]; } });`);
+    const size = 300 * 1024 * 1024;
+    await p.sendStreaming(size);
+    const r = await p.recv();
+    await started(p);
+    await openCase(p);
+    const peakKib = Number((await step(p, 'tools')).result.offered[0]);
+    process.stderr.write(`[a 300 MiB request line: the Node kit's peak RSS was ${(peakKib / 1024).toFixed(1)} MiB]\n`);
+    assert.ok(peakKib < 256 * 1024, `the kit's peak resident size: ${peakKib} KiB`);
+    assert.deepEqual([r.type, r.seq], ['error', null], JSON.stringify(r));
+    assert.ok(r.message.includes(`request line of ${size} bytes is over the adapter kit's limit of ${64 * 1024 * 1024} bytes`), r.message);
+    assert.equal(kit.MAX_REQUEST, 64 * 1024 * 1024, 'the limit this test was run with');
     await cleanExit(p);
   });
 

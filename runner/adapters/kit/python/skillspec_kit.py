@@ -25,10 +25,12 @@ What the kit owns, so that an adapter cannot get it wrong:
 - **The conversation.** The handshake (``start`` → ``started``; another protocol version is
   answered with ``error``), ``case_start`` / ``step`` / ``case_end`` / ``stop``, ``seq`` and
   ``index`` echoed, exactly one response line per request, in order.
-- **The transport.** Requests are read as whole lines of any length and must be UTF-8 JSON
-  objects (anything else is answered with ``error``); responses are strict UTF-8 JSON (a lone
-  surrogate, NaN or a value JSON cannot hold becomes an ``error`` response naming where it was,
-  never a broken line) and at most 16 MiB.
+- **The transport.** Requests are read as whole lines of up to :data:`MAX_REQUEST` (64 MiB)
+  and must be UTF-8 JSON objects (anything else is answered with ``error``; a longer line is
+  discarded as it arrives, never held, and answered with ``error``); responses are strict UTF-8
+  JSON (a lone surrogate, NaN or a value JSON cannot hold becomes an ``error`` response naming
+  where it was, never a broken line) and at most 16 MiB. A ``case_start`` whose ``config`` has a
+  field of the wrong type is answered with ``error`` naming the field.
 - **stdout and stdin.** Importing this module duplicates the real stdout and stdin for the
   protocol (close-on-exec, so no child process inherits them), points file descriptor 1 and
   ``sys.stdout`` at stderr and file descriptor 0 at ``/dev/null``. Whatever the runtime prints,
@@ -75,6 +77,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 __all__ = [
     "PROTOCOL_VERSION",
     "FEATURES",
+    "MAX_REQUEST",
+    "MECHANISMS",
+    "READ_SCOPES",
+    "SKILL_FORMATS",
     "SKIP_REASONS",
     "SPEC_TOOLS",
     "AdapterError",
@@ -101,6 +107,29 @@ PROTOCOL_VERSION = 2
 
 MAX_LINE = 16 * 1024 * 1024
 """Longest response line the runner accepts (bytes, without the newline)."""
+
+DEFAULT_MAX_REQUEST = 64 * 1024 * 1024
+
+
+def _max_request() -> int:
+    """The request line limit: ``SKILLSPEC_KIT_MAX_REQUEST`` (a number of bytes, read once at
+    import) when it is set, for the kit's own tests, which check the behaviour at the limit
+    without pushing 64 MiB through a pipe; :data:`DEFAULT_MAX_REQUEST` otherwise."""
+    text = os.environ.get("SKILLSPEC_KIT_MAX_REQUEST")
+    if text is None:
+        return DEFAULT_MAX_REQUEST
+    if text.isascii() and text.isdigit() and int(text) > 0:
+        return int(text)
+    sys.stderr.write("skillspec-kit: SKILLSPEC_KIT_MAX_REQUEST=%r is not a positive number of bytes; the limit stays %d\n" % (text, DEFAULT_MAX_REQUEST))
+    return DEFAULT_MAX_REQUEST
+
+
+MAX_REQUEST = _max_request()
+"""Longest request line the kit takes (bytes, without the newline): 64 MiB, four times the
+longest line the runner sends (16 MiB, PROTOCOL.md "Transport"). Input is read in bounded chunks
+and a longer line is discarded as it streams in, never held whole, then answered with an
+``error``: a runaway writer on stdin cannot make the adapter take more memory than this. Lowered
+only by the kit's tests, through ``SKILLSPEC_KIT_MAX_REQUEST``."""
 
 FEATURES = ("tool-allowlist", "skip-report", "platform-emulation", "selection", "trust", "hitl")
 """Feature names the runner knows (PROTOCOL.md); declare only what the runtime really does."""
@@ -130,6 +159,18 @@ SPEC_TOOLS = (
     "run_skill_script",
 )
 """The tools of the specification: the keys :attr:`Runtime.tool_names` may have."""
+
+READ_SCOPES = ("skill", "skills-root", "case-root")
+"""What the runtime's file-reading tool may return by design (:attr:`Runtime.read_scope`)."""
+
+SKILL_FORMATS = ("skill-md", "skill-yml")
+"""The skill file formats a runtime may read (:attr:`Runtime.formats`)."""
+
+MECHANISMS = ("skill_read_reference", "skill_run_script", "nested-scan", "argument-keys")
+"""The mechanisms a runtime may lack (the keys of :attr:`Runtime.lacks`)."""
+
+MAX_REASON = 4096
+"""Longest reason :attr:`Runtime.lacks` may give (bytes of UTF-8); the runner keeps no more."""
 
 FORMATS = ("portable", "legacy")
 
@@ -471,6 +512,56 @@ class ErrorMap:
 # --------------------------------------------------------------------------------------------
 # The configuration of a case
 
+# The types of ``case_start.config`` (PROTOCOL.md, ``case_start`` and "Profiles"): a field maps
+# to (what is expected, its test), or to the fields of an object. Only types are checked: what a
+# value means (a malformed allowlist, ``timeout_ms`` "abc", another ``session`` text) is the
+# runtime's to judge, and cases send such values on purpose. A field that is absent keeps the
+# default of :class:`Config`; a field the table does not know passes through (``Config.raw``).
+_STRING = ("a string", lambda v: isinstance(v, str))
+_STRING_OR_NULL = ("a string or null", lambda v: v is None or isinstance(v, str))
+_BOOLEAN = ("a boolean", lambda v: isinstance(v, bool))
+_STRINGS = ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
+_STRINGS_OR_NULL = ("a list of strings or null", lambda v: v is None or _STRINGS[1](v))
+_COUNT_OR_NULL = ("a non-negative integer or null", lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0))
+_CONFIG_TYPES: Dict[str, Any] = {
+    "skills_root": _STRING_OR_NULL,
+    "script_allowlist": _STRING_OR_NULL,
+    "tool_allowlist": _STRINGS_OR_NULL,
+    "allow_trading": _BOOLEAN,
+    "replay": _STRING_OR_NULL,
+    "timeout_ms": _STRING_OR_NULL,
+    "python": _STRING,
+    "env": ("an object of strings", lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values())),
+    "platform": _STRING_OR_NULL,
+    "skill_dirs": {"user": _STRING_OR_NULL, "workspace": _STRING_OR_NULL, "installed": _STRING_OR_NULL},
+    "registry": _STRING,
+    "selection": {"max_active": _COUNT_OR_NULL, "max_context_tokens": _COUNT_OR_NULL},
+    "hitl": {
+        "enabled": _BOOLEAN,
+        "script_tool_allowed": _BOOLEAN,
+        "session": _STRING,
+        "answers": _STRINGS,
+        "timeout_ms": _STRING_OR_NULL,
+    },
+}
+
+
+def _config_problems(value: JSON, types: Mapping[str, Any] = _CONFIG_TYPES, where: str = "config") -> List[str]:
+    """What is wrong with the types of ``value`` (``case_start.config``), each naming the field
+    and what it must be; ``[]`` when nothing is. A wrong type is a request the kit cannot take
+    (answered with ``error``), never an exception halfway through building :class:`Config`."""
+    if not isinstance(value, dict):
+        return ["`%s` must be an object, got %s" % (where, _describe(value))]
+    problems: List[str] = []
+    for key, expected in types.items():
+        if key not in value:
+            continue
+        if isinstance(expected, dict):
+            problems.extend(_config_problems(value[key], expected, "%s.%s" % (where, key)))
+        elif not expected[1](value[key]):
+            problems.append("`%s.%s` must be %s, got %s" % (where, key, expected[0], _describe(value[key])))
+    return problems
+
 
 class Config:
     """The runtime configuration of one case (PROTOCOL.md, ``case_start``), as attributes.
@@ -485,6 +576,10 @@ class Config:
     ``env``: the runtime's whole process environment (dict of str). ``platform``: ``None`` or
     ``"no-process-groups"`` (feature ``platform-emulation`` only). ``raw``: the dict as sent,
     with any field a later protocol revision adds.
+
+    The kit checks the types of a ``config`` it is sent before building this (a wrong one is
+    answered with an ``error`` naming the field): a :class:`Config` the runtime is handed holds
+    what PROTOCOL.md says each field holds.
     """
 
     __slots__ = (
@@ -566,6 +661,30 @@ class Runtime:
     tools (``{"skill_read_reference": "read_skill_resource"}``, keys from :data:`SPEC_TOOLS`;
     :meth:`MappedTool.names` builds it). Sent in ``started``: the runner's prompt checks then
     hold for the native names too. ``tools()`` still returns the spec's names."""
+    read_scope: Optional[str] = None
+    """What the runtime's file-reading tool returns by design, from :data:`READ_SCOPES`:
+    ``"skill"`` (only files inside the skill's own directory, what the specification requires),
+    ``"skills-root"`` (any file below the skills root), ``"case-root"`` (any file below its
+    workspace, which the adapter roots at the case root holding the skills root). The runner
+    then does not count a canary read inside that scope as a crossing of a boundary the runtime
+    claims. ``None``: ``"skill"``, not sent."""
+    formats: Optional[Sequence[str]] = None
+    """The skill file formats the runtime reads, a non-empty list from :data:`SKILL_FORMATS`,
+    each once: ``"skill-md"`` (SKILL.md with frontmatter), ``"skill-yml"`` (the legacy skill.yml
+    beside a SKILL.md). A runtime that never reads skill.yml declares ``["skill-md"]``; the cases
+    about skill.yml are then UNSUPPORTED. ``None``: both, not sent."""
+    lacks: Mapping[str, str] = {}
+    """The mechanisms the runtime does not have (keys from :data:`MECHANISMS`), each with the
+    reason, what its own docs or code show (non-empty, at most :data:`MAX_REASON` bytes)::
+
+        lacks = {"skill_run_script": "hermes-agent 0.19.0 has no script tool: tools/skills_tool.py "
+                                     "registers skills_list and skill_view only"}
+
+    ``skill_read_reference`` / ``skill_run_script``: no such tool at all; ``nested-scan``: it
+    scans only the skills root's direct children; ``argument-keys``: its tool never sees the
+    argument object (a command line taking positional values). A case that passes while the
+    runtime lacks a mechanism it exercises is reported "not exercised", not passed. Sent only
+    when not empty."""
 
     def start_case(self, config: Config, root: str) -> None:
         """Start a fresh runtime for a case, configured by ``config``; ``root`` is the case's
@@ -612,7 +731,7 @@ class _Wire:
     """The protocol's own descriptors, taken over from fds 0 and 1."""
 
     def __init__(self, in_fd: int, out_fd: int):
-        self.input = os.fdopen(in_fd, "rb", buffering=1 << 16)
+        self.in_fd = in_fd
         self.out_fd = out_fd
 
     def write_line(self, data: bytes) -> None:
@@ -620,6 +739,46 @@ class _Wire:
         while view:
             written = os.write(self.out_fd, view)
             view = view[written:]
+
+
+class _Lines:
+    """The request lines arriving on a descriptor, read in chunks of at most 64 KiB. A line is
+    kept only while it stays within ``limit`` bytes: past that, what was kept is dropped and the
+    rest of the line is read and thrown away up to its newline, so that no line, however long,
+    holds more than ``limit`` bytes in memory (``readline()`` would hold all of it, and a 400 MiB
+    line would end the adapter with a MemoryError)."""
+
+    CHUNK = 1 << 16
+
+    def __init__(self, fd: int, limit: int):
+        self.fd = fd
+        self.limit = limit
+        self.buf = b""
+        self.pos = 0  # where the unread part of buf starts: no copy of the rest per line
+
+    def next(self) -> Optional[Tuple[Optional[bytearray], int]]:
+        """``(line, size)``: the next line without its newline, and its size in bytes; ``line``
+        is ``None`` when the size is over the limit (its bytes were discarded). ``None`` at the
+        end of input. A last line without a newline counts as a line."""
+        line: Optional[bytearray] = bytearray()
+        size = 0
+        while True:
+            if self.pos >= len(self.buf):
+                self.buf, self.pos = os.read(self.fd, self.CHUNK), 0
+                if not self.buf:
+                    return (line, size) if size else None
+            nl = self.buf.find(b"\n", self.pos)
+            end = len(self.buf) if nl < 0 else nl
+            size += end - self.pos
+            if line is not None:
+                if size <= self.limit:
+                    line += self.buf[self.pos:end]
+                else:
+                    line = None  # over the limit: let go of it now, not at the newline
+            if nl >= 0:
+                self.pos = nl + 1
+                return line, size
+            self.pos = end
 
 
 _WIRE: Optional[_Wire] = None
@@ -705,6 +864,16 @@ def _find_unencodable(value: JSON, path: str) -> Optional[str]:
 
 def _is_str_list(value: JSON) -> bool:
     return isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value)
+
+
+def _is_reason(value: JSON) -> bool:
+    """A reason of :attr:`Runtime.lacks`: text that says something, within what the runner keeps."""
+    if not isinstance(value, str) or not value.strip():
+        return False
+    try:
+        return len(value.encode("utf-8")) <= MAX_REASON
+    except UnicodeEncodeError:  # a lone surrogate cannot be sent
+        return False
 
 
 class _Session:
@@ -802,6 +971,26 @@ class _Session:
             and all(k in SPEC_TOOLS and isinstance(v, str) and v and not any(c.isspace() or ord(c) < 32 or 127 <= ord(c) < 160 for c in v) for k, v in tool_names.items())
         ):
             problems.append("`tool_names` must map tools of the specification (%s) to the runtime's own names (non-empty, no spaces)" % ", ".join(SPEC_TOOLS))
+        read_scope = getattr(rt, "read_scope", None)
+        if read_scope is not None and not (isinstance(read_scope, str) and read_scope in READ_SCOPES):
+            problems.append("`read_scope` must be one of %s (or None: skill), got %s" % (", ".join(READ_SCOPES), _describe(read_scope)))
+        formats = getattr(rt, "formats", None)
+        if formats is not None and not (
+            _is_str_list(formats) and formats and all(f in SKILL_FORMATS for f in formats) and len(set(formats)) == len(formats)
+        ):
+            problems.append("`formats` must be a non-empty list of %s, each once (or None: both), got %s" % (", ".join(SKILL_FORMATS), _describe(formats)))
+        lacks = getattr(rt, "lacks", None) or {}
+        if not isinstance(lacks, collections.abc.Mapping):
+            problems.append("`lacks` must map mechanisms (%s) to reasons, got %s" % (", ".join(MECHANISMS), _describe(lacks)))
+        else:
+            for mechanism, reason in lacks.items():
+                if mechanism not in MECHANISMS:
+                    problems.append("`lacks` names %s, not a mechanism of %s" % (_describe(mechanism), ", ".join(MECHANISMS)))
+                elif not _is_reason(reason):
+                    problems.append(
+                        "`lacks[%r]` must be a reason, a non-empty string of at most %d bytes of UTF-8 saying what the runtime's docs or code show, got %s"
+                        % (mechanism, MAX_REASON, _describe(reason))
+                    )
         if problems:
             return _err(None, "the adapter's Runtime is misdeclared: " + "; ".join(problems))
         return {
@@ -815,6 +1004,9 @@ class _Session:
                 "process_per_case": bool(getattr(rt, "process_per_case", False)),
                 **({} if getattr(rt, "side_by_side", True) else {"side_by_side": False}),
                 **({"tool_names": dict(tool_names)} if tool_names else {}),
+                **({"read_scope": read_scope} if read_scope is not None else {}),
+                **({"formats": list(formats)} if formats is not None else {}),
+                **({"lacks": dict(lacks)} if lacks else {}),
             },
         }
 
@@ -822,8 +1014,13 @@ class _Session:
         if self.open_seq is not None:
             raise _Answer("case %d is still open: `case_end` it before starting case %d" % (self.open_seq, seq))
         root, config = msg.get("root"), msg.get("config")
-        if not isinstance(root, str) or not isinstance(config, dict):
-            raise _Answer("`case_start` needs a string `root` and an object `config`")
+        # One bad request never ends the session (PROTOCOL.md, "Errors"): a field of the wrong
+        # type is answered here, naming it, before the runtime sees anything, and the case is
+        # not opened, so the next `case_start` starts afresh.
+        problems = [] if isinstance(root, str) else ["`root` must be a string, got %s" % _describe(root)]
+        problems.extend(_config_problems(config))
+        if problems:
+            raise _Answer("`case_start` has fields of the wrong type: " + "; ".join(problems))
         self.open_seq = seq
         self.refused_start = None
         try:
@@ -962,29 +1159,25 @@ class _Session:
         return data
 
     def run(self) -> None:
+        lines = _Lines(self.wire.in_fd, MAX_REQUEST)
         while True:
-            raw = self.wire.input.readline()
-            if not raw:
+            got = lines.next()
+            if got is None:
                 self.cleanup()
                 return
-            line = raw.rstrip(b"\n")
-            if not line.strip():
-                continue
+            line, size = got
             # A request line that cannot be taken is answered with an error (seq null), and the
             # next line is served (PROTOCOL.md, "Errors").
-            try:
-                msg = json.loads(line.decode("utf-8"))
-            except UnicodeDecodeError as e:
-                response: Optional[Dict[str, JSON]] = _err(None, "request is not valid UTF-8 (at byte %d)" % e.start)
-            except ValueError as e:
-                response = _err(None, "request is not JSON: %s" % e)
-            except RecursionError:
-                response = _err(None, "request is nested too deeply to decode (Python's recursion limit is %d)" % sys.getrecursionlimit())
+            if line is None:
+                response: Optional[Dict[str, JSON]] = _err(
+                    None,
+                    "request line of %d bytes is over the adapter kit's limit of %d bytes and was discarded unread (the runner's own lines are at most %d bytes)"
+                    % (size, MAX_REQUEST, MAX_LINE),
+                )
+            elif not line or line.isspace():  # a blank line (isspace: no copy of a long line)
+                continue
             else:
-                try:
-                    response = self.handle(msg)
-                except RecursionError:
-                    response = _err(None, "request is nested too deeply to handle (Python's recursion limit is %d)" % sys.getrecursionlimit())
+                response = self.answer(line)
                 if response is None:  # stop
                     self.cleanup()
                     return
@@ -993,6 +1186,21 @@ class _Session:
             except BrokenPipeError:
                 self.cleanup()
                 return
+
+    def answer(self, line: bytearray) -> Optional[Dict[str, JSON]]:
+        """The response to one request line; ``None`` for ``stop``."""
+        try:
+            msg = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            return _err(None, "request is not valid UTF-8 (at byte %d)" % e.start)
+        except ValueError as e:
+            return _err(None, "request is not JSON: %s" % e)
+        except RecursionError:
+            return _err(None, "request is nested too deeply to decode (Python's recursion limit is %d)" % sys.getrecursionlimit())
+        try:
+            return self.handle(msg)
+        except RecursionError:
+            return _err(None, "request is nested too deeply to handle (Python's recursion limit is %d)" % sys.getrecursionlimit())
 
 
 def _err(seq: Optional[int], message: str) -> Dict[str, JSON]:

@@ -39,8 +39,8 @@ CONFIG = {
 class Process:
     """An adapter process: requests in, response lines out, stderr collected."""
 
-    def __init__(self, argv, cwd=None):
-        env = dict(os.environ)
+    def __init__(self, argv, cwd=None, env=None):
+        env = dict(os.environ, **(env or {}))
         env.pop("SKILLSPEC_KIT_NO_TAKEOVER", None)
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env
@@ -67,6 +67,7 @@ class Process:
     def recv(self):
         line = self.lines.get(timeout=TIMEOUT)
         if line is None:
+            self._err_thread.join(TIMEOUT)  # the whole of stderr, to show why
             raise AssertionError("the adapter closed stdout; stderr: %s" % self.stderr.decode(errors="replace"))
         assert line.endswith(b"\n"), line
         return json.loads(line.decode("utf-8"))
@@ -106,11 +107,17 @@ class KitTest(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
 
-    def adapter(self, body):
+    def adapter(self, body, env=None, address_space=None):
+        """An adapter process running ``body``; ``env`` added to its environment, and
+        ``address_space`` (bytes) its RLIMIT_AS, set by the shell (no preexec_fn in a process
+        with threads)."""
         path = os.path.join(self.tmp.name, "adapter_%d.py" % len(os.listdir(self.tmp.name)))
         with open(path, "w", encoding="utf-8") as f:
             f.write(PRELUDE + textwrap.dedent(body))
-        p = Process([sys.executable, path], cwd=self.tmp.name)
+        argv = [sys.executable, path]
+        if address_space:
+            argv = ["sh", "-c", 'ulimit -v %d && exec "$0" "$1"' % (address_space // 1024)] + argv
+        p = Process(argv, cwd=self.tmp.name, env=env)
         self.addCleanup(p.close)
         return p
 
@@ -191,6 +198,75 @@ class Handshake(KitTest):
         self.assertEqual(r["type"], "error")
         for part in ("`name`", "`version`", "`features`"):
             self.assertIn(part, r["message"])
+        self.assert_clean_exit(p)
+
+    # One process for many declarations: each case sets the runtime's attributes from the Python
+    # lines in env DECL (the instance's own, dropped first), and the next `start` declares them.
+    DECLARING = """
+class A(kit.Runtime):
+    name, version = "d", "1"
+    def start_case(self, config, root):
+        space = {}
+        exec(config.env["DECL"], {}, space)
+        self.__dict__.clear()
+        self.__dict__.update(space)
+kit.serve(A())
+"""
+
+    def declare(self, p, seq, lines):
+        self.case(p, seq=seq, config=dict(CONFIG, env={"DECL": "\n".join(lines)}))
+        self.assertEqual(p.ask({"type": "case_end", "seq": seq})["type"], "case_ended")
+        return p.ask({"type": "start", "protocol_version": 2})
+
+    def test_read_scope_formats_and_lacks_are_sent_only_when_set(self):
+        p = self.adapter(self.DECLARING)
+        implementation = self.started(p)["implementation"]
+        for key in ("read_scope", "formats", "lacks"):
+            self.assertNotIn(key, implementation)
+        reason = "hermes-agent 0.19.0 has no script tool: tools/skills_tool.py registers skills_list and skill_view only"
+        implementation = self.declare(p, 1, [
+            "read_scope = 'skills-root'",
+            "formats = ('skill-md',)",
+            "lacks = {'skill_run_script': %r, 'nested-scan': 'scans the root\\'s children only', 'argument-keys': '\\u00e9' * 2048}" % reason,
+        ])["implementation"]
+        self.assertEqual(implementation["read_scope"], "skills-root")
+        self.assertEqual(implementation["formats"], ["skill-md"])
+        self.assertEqual(implementation["lacks"], {"skill_run_script": reason, "nested-scan": "scans the root's children only", "argument-keys": "\u00e9" * 2048})
+        implementation = self.declare(p, 2, ["read_scope = 'case-root'", "formats = ['skill-yml', 'skill-md']", "lacks = {}"])["implementation"]
+        self.assertEqual((implementation["read_scope"], implementation["formats"]), ("case-root", ["skill-yml", "skill-md"]))
+        self.assertNotIn("lacks", implementation)
+        implementation = self.declare(p, 3, ["read_scope = 'skill'", "lacks = None"])["implementation"]
+        self.assertEqual(implementation["read_scope"], "skill")
+        self.assertNotIn("formats", implementation)
+        self.assertNotIn("lacks", implementation)
+        self.assert_clean_exit(p)
+
+    def test_a_misdeclared_read_scope_formats_or_lacks_refuses_the_handshake(self):
+        p = self.adapter(self.DECLARING)
+        self.started(p)
+        for seq, (line, words) in enumerate((
+            ("read_scope = 'workspace'", "`read_scope` must be one of skill, skills-root, case-root"),
+            ("read_scope = 5", "`read_scope`"),
+            ("read_scope = ['skill']", "`read_scope`"),
+            ("formats = []", "`formats` must be a non-empty list of skill-md, skill-yml, each once"),
+            ("formats = ['skill-md', 'skill-md']", "`formats`"),
+            ("formats = ['SKILL.md']", "`formats`"),
+            ("formats = 'skill-md'", "`formats`"),
+            ("formats = ['skill-md', 5]", "`formats`"),
+            ("lacks = {'depth': 'x'}", "`lacks` names 'depth', not a mechanism"),
+            ("lacks = {'nested-scan': ' '}", "`lacks['nested-scan']` must be a reason"),
+            ("lacks = {'nested-scan': ''}", "`lacks['nested-scan']`"),
+            ("lacks = {'nested-scan': 'x' * 4097}", "at most 4096 bytes"),
+            ("lacks = {'nested-scan': '\\u00e9' * 2049}", "at most 4096 bytes"),
+            ("lacks = {'nested-scan': '\\ud800 lone'}", "`lacks['nested-scan']`"),
+            ("lacks = {'skill_run_script': 5}", "`lacks['skill_run_script']`"),
+            ("lacks = ['nested-scan']", "`lacks` must map mechanisms"),
+        ), 1):
+            r = self.declare(p, seq, [line])
+            self.assertEqual((r["type"], r["seq"]), ("error", None), line)
+            self.assertIn("misdeclared", r["message"], line)
+            self.assertIn(words, r["message"], line)
+        self.assertNotIn("read_scope", self.declare(p, 99, ["read_scope = None"])["implementation"])
         self.assert_clean_exit(p)
 
 
@@ -284,6 +360,101 @@ class Conversation(KitTest):
         self.assert_clean_exit(p)
 
 
+# Records what the runtime was handed: bad configs must never reach it.
+RECORDING = """
+class A(kit.Runtime):
+    name, version = "recording", "0"
+    seen = []
+    def start_case(self, config, root):
+        self.seen.append("start_case %r %r %r %r" % (config.tool_allowlist, config.env, config.allow_trading, config.raw.get("future")))
+    def end_case(self):
+        self.seen.append("end_case")
+    def tools(self):
+        return self.seen
+kit.serve(A())
+"""
+
+
+class CaseConfig(KitTest):
+    # (config or a change to CONFIG, what the error names): every field of PROTOCOL.md's
+    # `case_start` table, and of its profiles, with a value of another type.
+    BAD = (
+        (dict(CONFIG, tool_allowlist=5), "`config.tool_allowlist` must be a list of strings or null, got 5"),
+        (dict(CONFIG, tool_allowlist="ab"), "`config.tool_allowlist`"),
+        (dict(CONFIG, tool_allowlist=["a", 1]), "`config.tool_allowlist`"),
+        (dict(CONFIG, tool_allowlist={"a": "b"}), "`config.tool_allowlist`"),
+        (dict(CONFIG, env="ab"), "`config.env` must be an object of strings, got 'ab'"),
+        (dict(CONFIG, env=5), "`config.env`"),
+        (dict(CONFIG, env=None), "`config.env`"),
+        (dict(CONFIG, env=[["A", "b"]]), "`config.env`"),
+        (dict(CONFIG, env={"A": 1}), "`config.env`"),
+        (dict(CONFIG, skills_root=5), "`config.skills_root` must be a string or null, got 5"),
+        (dict(CONFIG, script_allowlist=[]), "`config.script_allowlist` must be a string or null, got []"),
+        (dict(CONFIG, allow_trading="yes"), "`config.allow_trading` must be a boolean, got 'yes'"),
+        (dict(CONFIG, allow_trading=1), "`config.allow_trading`"),
+        (dict(CONFIG, allow_trading=None), "`config.allow_trading`"),
+        (dict(CONFIG, python=7), "`config.python` must be a string, got 7"),
+        (dict(CONFIG, python=None), "`config.python`"),
+        (dict(CONFIG, timeout_ms=5), "`config.timeout_ms` must be a string or null, got 5"),
+        (dict(CONFIG, replay={}), "`config.replay` must be a string or null, got {}"),
+        (dict(CONFIG, platform=1), "`config.platform`"),
+        (dict(CONFIG, skill_dirs="dirs"), "`config.skill_dirs` must be an object"),
+        (dict(CONFIG, skill_dirs={"user": 5}), "`config.skill_dirs.user` must be a string or null, got 5"),
+        (dict(CONFIG, registry=None), "`config.registry` must be a string"),
+        (dict(CONFIG, selection={"max_active": "3"}), "`config.selection.max_active` must be a non-negative integer or null"),
+        (dict(CONFIG, selection={"max_context_tokens": True}), "`config.selection.max_context_tokens`"),
+        (dict(CONFIG, selection={"max_active": -1}), "`config.selection.max_active`"),
+        (dict(CONFIG, hitl=[]), "`config.hitl` must be an object"),
+        (dict(CONFIG, hitl={"enabled": "yes"}), "`config.hitl.enabled` must be a boolean"),
+        (dict(CONFIG, hitl={"script_tool_allowed": 1}), "`config.hitl.script_tool_allowed`"),
+        (dict(CONFIG, hitl={"session": None}), "`config.hitl.session` must be a string"),
+        (dict(CONFIG, hitl={"answers": "approve"}), "`config.hitl.answers` must be a list of strings"),
+        (dict(CONFIG, hitl={"timeout_ms": 500}), "`config.hitl.timeout_ms` must be a string or null"),
+        (5, "`config` must be an object, got 5"),
+        ([CONFIG], "`config` must be an object"),
+        ("config", "`config` must be an object"),
+        (None, "`config` must be an object"),
+    )
+
+    def test_a_config_of_the_wrong_type_is_answered_with_error_and_the_session_goes_on(self):
+        p = self.adapter(RECORDING)
+        self.started(p)
+        for seq, (config, words) in enumerate(self.BAD, 1):
+            r = p.ask({"type": "case_start", "seq": seq, "case": "x.y", "root": self.tmp.name, "config": config})
+            self.assertEqual((r["type"], r["seq"]), ("error", seq), words)
+            self.assertIn(words, r["message"])
+            self.assertLess(len(r["message"]), 1000)
+        # Every problem is named at once, and a bad `root` too.
+        r = p.ask({"type": "case_start", "seq": 70, "case": "x.y", "root": 5, "config": dict(CONFIG, python=7, env="ab")})
+        for words in ("`root` must be a string, got 5", "`config.python`", "`config.env`"):
+            self.assertIn(words, r["message"])
+        # The case was never opened: the next case_start is served, and the runtime saw no bad config.
+        self.case(p, seq=71, config=dict(CONFIG, tool_allowlist=["skill_read_reference"]))
+        self.assertEqual(self.step(p, "tools", seq=71)["result"]["offered"],
+                         ["start_case ['skill_read_reference'] {'LANG': 'C.UTF-8'} False None"])
+        self.assertEqual(p.ask({"type": "case_end", "seq": 71})["type"], "case_ended")
+        self.assert_clean_exit(p)
+        self.assertNotIn("Traceback", p.stderr.decode())
+
+    def test_values_of_the_right_types_pass_whatever_they_mean(self):
+        p = self.adapter(RECORDING)
+        self.started(p)
+        good = dict(
+            CONFIG, skills_root="", script_allowlist="{not an allowlist", tool_allowlist=[], allow_trading=True, replay="on",
+            timeout_ms="abc", python="python3", env={}, platform="no-process-groups", future={"a": 1},
+            skill_dirs={"user": "/u", "workspace": None}, registry="/r", selection={"max_active": 0, "max_context_tokens": None},
+            hitl={"enabled": False, "script_tool_allowed": True, "session": "maybe", "answers": ["ok"], "timeout_ms": None},
+        )
+        minimal = {"skills_root": None, "python": "python3", "env": {"A": "b"}}  # absent fields keep Config's defaults
+        for seq, config in enumerate((good, minimal), 1):
+            self.case(p, seq=seq, config=config)
+            self.assertEqual(p.ask({"type": "case_end", "seq": seq})["type"], "case_ended")
+        self.case(p, seq=3)
+        self.assertEqual(self.step(p, "tools", seq=3)["result"]["offered"][:4], [
+            "start_case [] {} True {'a': 1}", "end_case", "start_case None {'A': 'b'} False None", "end_case"])
+        self.assert_clean_exit(p)
+
+
 class Transport(KitTest):
     def test_invalid_requests_are_answered_with_error_and_the_adapter_goes_on(self):
         p = self.adapter(MINIMAL)
@@ -324,6 +495,76 @@ class Transport(KitTest):
             self.assertIn(words, r["message"], bad[:40])
             self.assertLess(len(r["message"]), 1000, bad[:40])
             self.started(p)
+        self.assert_clean_exit(p)
+
+    def padded(self, message, size):
+        """``message`` as a request line of exactly ``size`` bytes (spaces after the JSON)."""
+        data = json.dumps(message).encode()
+        return data + b" " * (size - len(data))
+
+    def send_streaming(self, p, size, chunk=1 << 20, tail=b"\n"):
+        """A line of ``size`` bytes of ``x`` and then ``tail``, written a chunk at a time (one
+        chunk in memory)."""
+        block = b"x" * chunk
+        for _ in range(size // chunk):
+            p.send(block)
+        p.send(b"x" * (size % chunk) + tail)
+
+    def test_a_request_line_over_the_limit_is_discarded_and_the_next_line_served(self):
+        limit = 100000
+        p = self.adapter(MINIMAL, env={"SKILLSPEC_KIT_MAX_REQUEST": str(limit)})
+        start = {"type": "start", "protocol_version": 2}
+        # At the limit a request is served; one byte more and it is not, however valid it is.
+        p.send(self.padded(start, limit) + b"\n")
+        self.assertEqual(p.recv()["type"], "started")
+        p.send(self.padded(start, limit + 1) + b"\n")
+        r = p.recv()
+        self.assertEqual((r["type"], r["seq"]), ("error", None), r)
+        self.assertIn("request line of %d bytes is over the adapter kit's limit of %d bytes and was discarded" % (limit + 1, limit), r["message"])
+        self.started(p)
+        # A long line arriving in many pieces, then a request in the same write as its end.
+        request = {"type": "case_start", "seq": 4, "root": "/", "config": CONFIG}
+        self.send_streaming(p, 37 * limit + 5, chunk=limit // 3, tail=b"\n" + json.dumps(request).encode() + b"\n")
+        r = p.recv()
+        self.assertEqual((r["type"], r["seq"]), ("error", None), r)
+        self.assertIn("of %d bytes" % (37 * limit + 5), r["message"])
+        self.assertEqual(p.recv(), {"type": "case_started", "seq": 4})
+        self.assertEqual(p.ask({"type": "case_end", "seq": 4})["type"], "case_ended")
+        # A line over the limit at the end of input, without its newline, is answered too.
+        p.send(self.padded(start, limit + 1))
+        p.proc.stdin.close()
+        r = p.recv()
+        self.assertEqual((r["type"], r["seq"]), ("error", None), r)
+        self.assertIn("of %d bytes" % (limit + 1), r["message"])
+        self.assert_clean_exit(p, stop=False)
+
+    def test_a_300_mib_request_line_takes_bounded_memory(self):
+        # The real limit (64 MiB), under an address-space limit of 512 MiB: a kit that held the
+        # line (readline, then a copy without the newline, then the decoded text) peaks above 900
+        # MiB and dies with a MemoryError. The kit reports its own peak resident size: Python's
+        # own and the up to 64 MiB it keeps before the line is known to be too long.
+        p = self.adapter(
+            """
+            import resource
+            class A(kit.Runtime):
+                name, version = "peak", "0"
+                def tools(self):
+                    return [str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)]
+            kit.serve(A())
+            """,
+            address_space=512 << 20,
+        )
+        size = 300 * 1024 * 1024
+        self.send_streaming(p, size)
+        r = p.recv()
+        self.started(p)
+        self.case(p)
+        peak_kib = int(self.step(p, "tools")["result"]["offered"][0])
+        sys.stderr.write("[a 300 MiB request line: the Python kit's peak RSS was %.1f MiB] " % (peak_kib / 1024))
+        self.assertLess(peak_kib, 128 * 1024, "the kit's peak resident size (KiB)")
+        self.assertEqual((r["type"], r["seq"]), ("error", None), r)
+        self.assertIn("request line of %d bytes is over the adapter kit's limit of %d bytes" % (size, 64 * 1024 * 1024), r["message"])
+        self.assertEqual(kit.MAX_REQUEST, 64 * 1024 * 1024, "the limit this test was run with")
         self.assert_clean_exit(p)
 
     def test_stdout_is_protected_from_the_runtime(self):
