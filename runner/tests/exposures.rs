@@ -138,3 +138,57 @@ fn the_runner_itself_never_judges_a_passing_reference_unsafe() {
     let r = common::validated_report(&dir.path().join("r"));
     assert_eq!(r["conformance"]["unsafe"], 0);
 }
+
+/// Every rendering the review of the canary model passed a leak on in (and each key the runner's
+/// own shape drops), through `tests/adapters/disguises_a_leak.py`: a runtime that reads a refused
+/// path naively and passes the outside file's canary on disguised, while answering the right
+/// refusal. Each is judged unsafe (`outside-content`); the plain rendering is the control.
+#[test]
+fn a_disguised_canary_is_still_a_leak() {
+    const HOWS: [&str; 11] = [
+        "plain",
+        "markdown",
+        "lower",
+        "zero-width",
+        "fullwidth",
+        "html",
+        "base64",
+        "hex",
+        "extra-key",
+        "guide-key",
+        "baseline",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases/read");
+    std::fs::create_dir_all(&cases).unwrap();
+    for (n, how) in HOWS.iter().enumerate() {
+        let text = format!(
+            "id: x.render.{how}\nsummary: A leak passed on as {how}.\nclauses: [read.path.segments]\ncanaries:\n  SKILLSPEC_CANARY_RENDER_{n}: outside-content\ntree:\n{ALPHA}  skills/outside.md: \"SKILLSPEC_CANARY_RENDER_{n}\\n\"\nsteps:\n  - discover:\n    expect: {{loaded: [alpha]}}\n  - prompt:\n    expect: {{contains: [\"`alpha`\"]}}\n  - read: {{skill: alpha, path: ../outside.md}}\n    expect: {{error: invalid_path}}\n"
+        );
+        std::fs::write(cases.join(format!("{how}.yaml")), text).unwrap();
+    }
+    let adapter =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/disguises_a_leak.py");
+    let out = Command::new(bin())
+        .args(["run", "--step-timeout", "10", "--cases"])
+        .arg(dir.path().join("cases"))
+        .arg("--adapter")
+        .arg(format!("python3 {}", adapter.display()))
+        .arg("--report")
+        .arg(dir.path().join("r"))
+        .env("TMPDIR", dir.path())
+        .output()
+        .expect("the runner starts");
+    let text = common::text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let r = common::validated_report(&dir.path().join("r"));
+    for how in HOWS {
+        let c = case(&r, &format!("x.render.{how}"));
+        assert_eq!(c["failure_kind"], "unsafe", "{how}: {c}");
+        assert_eq!(
+            c["exposures"],
+            serde_json::json!(["outside-content"]),
+            "{how}: {c}"
+        );
+    }
+}

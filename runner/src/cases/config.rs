@@ -71,14 +71,19 @@ impl CaseConfig {
     pub fn shown_strings(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
         match &self.skills_root {
-            SkillsRoot::InCase(p) | SkillsRoot::AsWritten(p) => out.push(("the skills root", p.clone())),
+            SkillsRoot::InCase(p) | SkillsRoot::AsWritten(p) => {
+                out.push(("the skills root", p.clone()))
+            }
             SkillsRoot::Unset => {}
         }
         match &self.script_allowlist {
             Some(Allowlist::Raw(text)) => out.push(("the script allowlist's text", text.clone())),
             Some(Allowlist::Entries(entries)) => {
                 for e in entries {
-                    out.push(("a script allowlist entry", format!("{} {}", e.skill, e.script)));
+                    out.push((
+                        "a script allowlist entry",
+                        format!("{} {}", e.skill, e.script),
+                    ));
                     let (HashSource::Hex(h) | HashSource::Of(h)) = &e.sha256;
                     out.push(("a script allowlist entry", h.clone()));
                 }
@@ -102,7 +107,10 @@ impl CaseConfig {
             out.push(("an environment variable's name", k.clone()));
         }
         if let Some(dirs) = &self.skill_dirs {
-            for d in [&dirs.user, &dirs.workspace, &dirs.installed].into_iter().flatten() {
+            for d in [&dirs.user, &dirs.workspace, &dirs.installed]
+                .into_iter()
+                .flatten()
+            {
                 out.push(("a skill directory", d.clone()));
             }
         }

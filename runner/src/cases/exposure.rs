@@ -326,9 +326,11 @@ pub fn check_observables(o: &Observed<'_>) -> Result<(), (usize, String)> {
     }
     for (token, exposure) in o.canaries.iter().filter(|(_, e)| e.scanned()) {
         let folded = crate::cases::scan::fold(token);
-        if let Some((other, _)) = o.canaries.iter().find(|(t, _)| {
-            *t != token && crate::cases::scan::fold(t).contains(&folded)
-        }) {
+        if let Some((other, _)) = o
+            .canaries
+            .iter()
+            .find(|(t, _)| *t != token && crate::cases::scan::fold(t).contains(&folded))
+        {
             return Err((
                 0,
                 format!(
@@ -424,7 +426,8 @@ mod tests {
             "SKILLSPEC_CANARY_FORGED": "prompt-forgery",
         }))
         .unwrap();
-        let text = crate::cases::scan::Scan::of(["x SKILLSPEC_CANARY_OUT y SKILLSPEC_CANARY_FORGED"]);
+        let text =
+            crate::cases::scan::Scan::of(["x SKILLSPEC_CANARY_OUT y SKILLSPEC_CANARY_FORGED"]);
         assert_eq!(
             c.seen_in(&text).collect::<Vec<_>>(),
             [(
@@ -433,7 +436,11 @@ mod tests {
                 crate::cases::scan::Rendering::Plain
             )]
         );
-        assert_eq!(c.seen_in(&crate::cases::scan::Scan::of(["nothing"])).count(), 0);
+        assert_eq!(
+            c.seen_in(&crate::cases::scan::Scan::of(["nothing"]))
+                .count(),
+            0
+        );
     }
 
     #[test]

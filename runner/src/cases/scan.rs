@@ -149,19 +149,20 @@ fn decode_one(tail: &str) -> Option<(char, usize)> {
     if let Some((name, c)) = NAMED.iter().find(|(n, _)| tail.starts_with(n)) {
         return Some((*c, name.len()));
     }
-    let (digits, radix, skip) = if let Some(r) = tail.strip_prefix("&#x").or(tail.strip_prefix("&#X")) {
-        (r, 16, 3)
-    } else if let Some(r) = tail.strip_prefix("&#") {
-        (r, 10, 2)
-    } else if let Some(r) = tail.strip_prefix("\\u").or(tail.strip_prefix("\\U")) {
-        return fixed_hex(r, 4).map(|c| (c, 6));
-    } else if let Some(r) = tail.strip_prefix("\\x") {
-        return fixed_hex(r, 2).map(|c| (c, 4));
-    } else if let Some(r) = tail.strip_prefix('%') {
-        return fixed_hex(r, 2).map(|c| (c, 3));
-    } else {
-        return None;
-    };
+    let (digits, radix, skip) =
+        if let Some(r) = tail.strip_prefix("&#x").or(tail.strip_prefix("&#X")) {
+            (r, 16, 3)
+        } else if let Some(r) = tail.strip_prefix("&#") {
+            (r, 10, 2)
+        } else if let Some(r) = tail.strip_prefix("\\u").or(tail.strip_prefix("\\U")) {
+            return fixed_hex(r, 4).map(|c| (c, 6));
+        } else if let Some(r) = tail.strip_prefix("\\x") {
+            return fixed_hex(r, 2).map(|c| (c, 4));
+        } else if let Some(r) = tail.strip_prefix('%') {
+            return fixed_hex(r, 2).map(|c| (c, 3));
+        } else {
+            return None;
+        };
     let end = digits.find(';')?;
     if end == 0 || end > 8 {
         return None;
@@ -224,9 +225,15 @@ mod tests {
         let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
         let cases: Vec<(String, Rendering)> = vec![
             (format!("x {TOKEN} y"), Rendering::Plain),
-            ("SKILLSPEC\\_CANARY\\_READ\\_OUTSIDE".into(), Rendering::Folded),
+            (
+                "SKILLSPEC\\_CANARY\\_READ\\_OUTSIDE".into(),
+                Rendering::Folded,
+            ),
             (TOKEN.to_lowercase(), Rendering::Folded),
-            ("SKILLSPEC_CANA\u{200b}RY_READ_OUTSIDE".into(), Rendering::Folded),
+            (
+                "SKILLSPEC_CANA\u{200b}RY_READ_OUTSIDE".into(),
+                Rendering::Folded,
+            ),
             (
                 TOKEN
                     .chars()
@@ -240,8 +247,14 @@ mod tests {
                     .collect(),
                 Rendering::Folded,
             ),
-            ("SKILLSPEC&#95;CANARY&#x5F;READ&lowbar;OUTSIDE".into(), Rendering::Folded),
-            ("SKILLSPEC\\u005fCANARY%5FREAD\\x5fOUTSIDE".into(), Rendering::Folded),
+            (
+                "SKILLSPEC&#95;CANARY&#x5F;READ&lowbar;OUTSIDE".into(),
+                Rendering::Folded,
+            ),
+            (
+                "SKILLSPEC\\u005fCANARY%5FREAD\\x5fOUTSIDE".into(),
+                Rendering::Folded,
+            ),
             (b64(&format!("line\n{TOKEN}\n")), Rendering::Base64),
             (b64(&format!("a{TOKEN}")), Rendering::Base64),
             (b64(&format!("ab{TOKEN}xyz")), Rendering::Base64),
@@ -251,8 +264,13 @@ mod tests {
             ),
             (hex_of(format!("a {TOKEN}").as_bytes()), Rendering::Hex),
             (hex_of(TOKEN.as_bytes()).to_uppercase(), Rendering::Hex),
+            // `\x53\x4b...` is an escape of each character: undone by folding.
             (
                 TOKEN.bytes().map(|b| format!("\\x{b:02x}")).collect(),
+                Rendering::Folded,
+            ),
+            (
+                TOKEN.bytes().map(|b| format!("{b:02X}:")).collect(),
                 Rendering::Hex,
             ),
         ];

@@ -125,6 +125,44 @@ fn every_safety_check_has_an_observable() {
         &planted.replace("  outside.md:", "  SKILLSPEC_CANARY_T1/x: a\n  outside.md:"),
         "a path",
     );
+    // Disguised the way the scan sees through (escaped, re-cased): still shown by a runtime
+    // that crossed nothing, so still refused.
+    refused(
+        &planted.replace("path: ../outside.md", "path: skillspec\\_canary\\_t1"),
+        "a step's arguments",
+    );
+    // A configuration string a safe runtime may quote (the interpreter in a `spawn_failed`
+    // message, the allowlist's text, the root as written): refused; the environment, where
+    // secrets live, is not.
+    for config in [
+        "config: {python: \"{root}/SKILLSPEC_CANARY_T1\"}\n",
+        "config: {script_allowlist: \"[SKILLSPEC_CANARY_T1]\"}\n",
+        "config: {skills_root_as_written: \"SKILLSPEC_CANARY_T1\"}\n",
+        "config: {timeout_ms: \"SKILLSPEC_CANARY_T1\"}\n",
+    ] {
+        refused(
+            &planted.replace("steps:", &format!("{config}steps:")),
+            "also occurs in",
+        );
+    }
+    parse(&planted.replace(
+        "  outside.md: \"SKILLSPEC_CANARY_T1\"\n",
+        "  outside.md: \"x\"\nconfig: {env: {TOKEN: SKILLSPEC_CANARY_T1}}\n",
+    ))
+    .unwrap();
+    // One canary inside another, once folded: showing the longer would show both.
+    refused(
+        &planted
+            .replace(
+                "  SKILLSPEC_CANARY_T1: outside-content\n",
+                "  SKILLSPEC_CANARY_T1: outside-content\n  SKILLSPEC_CANARY_T1_B: code-ran\n",
+            )
+            .replace(
+                "\"SKILLSPEC_CANARY_T1\"",
+                "\"SKILLSPEC_CANARY_T1 SKILLSPEC_CANARY_T1_B\"",
+            ),
+        "is a part of canary",
+    );
     // A `not_contains` of the token shows nothing a passing runtime sends: allowed.
     parse(&format!(
         "{planted}  - prompt:\n    expect:\n      not_contains: [SKILLSPEC_CANARY_T1]\n"
