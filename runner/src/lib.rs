@@ -101,6 +101,7 @@ pub fn repository_suite() -> (cases::Suite, execution::RunOptions) {
         fixtures: default_fixtures_dir(),
         python: execution::python::resolve(None).unwrap_or_else(|_| "python3".into()),
         temp_prefix: format!("skillspec-test-{}-", std::process::id()),
+        hang_bound: execution::HANG_BOUND,
     };
     (suite, opts)
 }

@@ -735,6 +735,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
         fixtures: fixtures.path().to_path_buf(),
         python: opts.python.clone(),
         temp_prefix: "skillspec-smoke-".into(),
+        hang_bound: crate::execution::HANG_BOUND,
     };
     let start = |_worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
         let inspector: Box<dyn Inspector> = Box::new(checks.clone());

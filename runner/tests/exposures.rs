@@ -49,7 +49,16 @@ fn run(filter: &str) -> (Value, String) {
     let adapter =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/reads_anything.py");
     let out = Command::new(bin())
-        .args(["run", "--step-timeout", "2", "--filter", filter, "--cases"])
+        .args([
+            "run",
+            "--step-timeout",
+            "2",
+            "--hang-bound",
+            "3",
+            "--filter",
+            filter,
+        ])
+        .arg("--cases")
         .arg(dir.path().join("cases"))
         .arg("--adapter")
         .arg(format!("python3 {}", adapter.display()))
@@ -191,4 +200,52 @@ fn a_disguised_canary_is_still_a_leak() {
             "{how}: {c}"
         );
     }
+}
+
+/// A verdict never depends on the step timeout (issue: a runtime that reads a 4 GiB file whole
+/// passed at the default timeout and was "unbounded" at `--step-timeout 5`): a `bounded:` case
+/// waits the runner's hang bound whatever the step timeout. `tests/adapters/slow_scan.py` takes
+/// 4 s for each scan of a tree holding a sparse file, as a runtime reading it whole would; at
+/// `--step-timeout 1` and at `--step-timeout 30` the verdicts are the same.
+#[test]
+fn the_step_timeout_decides_no_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases/discovery");
+    std::fs::create_dir_all(&cases).unwrap();
+    std::fs::write(
+        cases.join("sparse.yaml"),
+        format!("id: x.sparse\nsummary: A huge sparse SKILL.md is skipped.\nclauses: [discovery.size]\nbounded: a sparse 4 GiB SKILL.md\ntree:\n{ALPHA}  skills/huge/SKILL.md: {{size: 4294967296, sparse: true}}\nsteps:\n  - discover:\n    expect: {{loaded: [alpha]}}\n"),
+    )
+    .unwrap();
+    let adapter = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/slow_scan.py");
+    let verdict = |timeout: &str| {
+        let report = dir.path().join(format!("r{timeout}"));
+        let out = Command::new(bin())
+            .args([
+                "run",
+                "--step-timeout",
+                timeout,
+                "--hang-bound",
+                "60",
+                "--cases",
+            ])
+            .arg(dir.path().join("cases"))
+            .arg("--adapter")
+            .arg(format!("python3 {}", adapter.display()))
+            .arg("--report")
+            .arg(&report)
+            .env("TMPDIR", dir.path())
+            .output()
+            .expect("the runner starts");
+        let r = common::validated_report(&report);
+        let c = case(&r, "x.sparse").clone();
+        (
+            out.status.code(),
+            c["status"].clone(),
+            c.get("failure_kind").cloned(),
+        )
+    };
+    let short = verdict("1");
+    assert_eq!(short, verdict("30"));
+    assert_eq!(short.1, "pass", "{short:?}");
 }

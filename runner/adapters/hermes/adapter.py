@@ -8,13 +8,19 @@ it says how each operation maps and why; the summary:
 - every case gets a fresh HERMES_HOME (a temporary directory outside the case root, removed at
   case end) whose ``config.yaml`` lists the case's skills root under ``skills.external_dirs``;
   the HERMES_HOME's own ``skills/`` stays empty (hermes chmods it to 0700, so it must never be
-  the case's fixture);
-- ``discover`` -> ``tools.skills_tool.skills_list()`` (and ``skill_view(name)`` for the text
-  hermes hands the model when it loads a skill);
-- ``tools`` -> the skills tools of hermes's default CLI toolset that the registry offers
-  (``skill_view`` is the suite's ``skill_read_reference``; hermes has no ``skill_run_script``);
-- ``prompt`` -> ``agent.prompt_builder.build_skills_system_prompt()`` (the baseline: the same
-  function on a HERMES_HOME without skills);
+  the case's fixture). No root (``null``) or the empty text: ``config.yaml`` says
+  ``agent: {disabled_toolsets: [skills]}``, hermes's own switch that turns skills off;
+- ``discover`` -> hermes's own walk (``agent.skill_utils.iter_skill_index_files``) over the
+  directories ``skill_view`` searches; each skill is reported under every name of it
+  (directory name, frontmatter name, path below the root) that ``skill_view(name)`` resolves to
+  that very skill, with the text hermes hands the model when it loads it by that name;
+- ``tools`` -> the skills tools of the toolsets the ``hermes`` CLI enables for its session
+  (``hermes_cli.tools_config._get_platform_tools(config, "cli")``, which applies
+  ``agent.disabled_toolsets``) that the registry offers (``skill_view`` is the suite's
+  ``skill_read_reference``; hermes has no ``skill_run_script``);
+- ``prompt`` -> ``agent.prompt_builder.build_skills_system_prompt()``, which hermes's session
+  prompt includes only while one of its skills tools is offered (the baseline: the same function
+  on a HERMES_HOME without skills);
 - ``call skill_read_reference {skill, path}`` -> the model's tool pipeline
   (``model_tools.handle_function_call("skill_view", {name, file_path})``), with hermes's
   refusals translated by the ErrorMap below;
@@ -24,7 +30,6 @@ Run it with the interpreter of the venv ``install`` made; ``run`` does.
 """
 import json
 import os
-import resource
 import shutil
 import signal
 import sys
@@ -36,22 +41,25 @@ import skillspec_kit as kit  # noqa: E402  (first: it takes over stdout before h
 
 from importlib import metadata  # noqa: E402
 
-# hermes reads a file whole whatever its size (a 4 GiB sparse SKILL.md or reference is read into
-# memory). The cap keeps such a case from exhausting a shared machine: the allocation fails with
-# MemoryError inside hermes, which hermes itself catches. It is the host's limit, not a behaviour.
-MEMORY_CAP = 3 << 30
-try:
-    _soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
-    if _hard == resource.RLIM_INFINITY or _hard > MEMORY_CAP:
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, _hard))
-except (ValueError, OSError) as e:  # pragma: no cover - a platform without RLIMIT_AS
-    print("hermes adapter: cannot cap memory: %s" % e, file=sys.stderr)
+# No memory cap, no clock: hermes reads a file whole whatever its size (a 4 GiB sparse SKILL.md
+# takes it ~35 s and 8.4 GB), and what it then answers is its verdict, not the adapter's.
 
 PIPELINE_TOOL = "skill_view"
 """hermes's tool that reads SKILL.md and references/ files by (skill, path)."""
 
 SUITE_NAME = {"skill_view": "skill_read_reference"}
 """hermes tool name -> the suite's tool name, for the tools the suite knows."""
+
+SKILLS_TOOLS = ("skills_list", "skill_view", "skill_manage")
+"""The tools of hermes's ``skills`` toolset (toolsets.py:167-171). hermes's session prompt holds
+the skills index only while one of them is offered (agent/system_prompt.py:294-321)."""
+
+SKILLS_OFF = {"agent": {"disabled_toolsets": ["skills"]}}
+"""The config.yaml a hermes operator writes to turn skills off: ``agent.disabled_toolsets``,
+"globally suppress specific toolsets ... across all platforms" (hermes_cli/tools_config.py:
+1979-1987). hermes has no other off state: ``check_skills_requirements`` is always True
+("Skills are always available", tools/skills_tool.py:547-549) and its own ``skills/`` directory
+is always scanned."""
 
 # hermes answers a refused skill_view with {"success": false, "error": TEXT}. Each rule names
 # where the text comes from (tools/skills_tool.py and tools/path_security.py of hermes-agent
@@ -118,6 +126,20 @@ class Hermes(kit.Runtime):
     # hermes keeps module-level state: skills and prompt caches, the tool registry, config caches,
     # and it reads os.environ (the case's environment) at import and at call time.
     process_per_case = True
+    # What hermes reads and lacks (README.md, "Declarations"); sent once the kit sends them.
+    read_scope = "skill"
+    """skill_view(name, file_path) returns only files whose realpath lies inside the skill's own
+    directory: `..` is refused first (tools/skills_tool.py:1297-1305), then
+    path_security.validate_within_dir(skill_dir / file_path, skill_dir) (skills_tool.py:
+    1307-1319, tools/path_security.py:15-34)."""
+    formats = ["skill-md"]
+    """hermes reads SKILL.md only: its walk looks for SKILL.md (agent/skill_utils.py:797-819) and
+    no code of hermes-agent 0.19.0 names skill.yml."""
+    lacks = {
+        "skill_run_script": "hermes-agent 0.19.0 has no skill script tool: its skills toolset is "
+        "skills_list, skill_view and skill_manage (toolsets.py:167-171); a skill's helpers run only "
+        "through its generic terminal tool, approved per command by its own command approval.",
+    }
 
     def __init__(self):
         self.tmp = None
@@ -132,11 +154,16 @@ class Hermes(kit.Runtime):
         self.baseline_home = os.path.join(self.tmp, "baseline-home")
         os.mkdir(self.home)
         os.mkdir(self.baseline_home)
-        if config.skills_root is not None:
-            import yaml  # hermes's own dependency (PyYAML), so the root is quoted as YAML needs
+        import yaml  # hermes's own dependency (PyYAML), so the root is quoted as YAML needs
 
-            with open(os.path.join(self.home, "config.yaml"), "w", encoding="utf-8") as f:
-                yaml.safe_dump({"skills": {"external_dirs": [config.skills_root]}}, f, allow_unicode=True)
+        if config.skills_root is None or config.skills_root == "":
+            # No root, or the empty text (SPEC.md enable.unset: the same as no root): the feature
+            # is off, which hermes expresses only by its skills toolset disabled (SKILLS_OFF).
+            hermes_config_yaml = SKILLS_OFF
+        else:
+            hermes_config_yaml = {"skills": {"external_dirs": [config.skills_root]}}
+        with open(os.path.join(self.home, "config.yaml"), "w", encoding="utf-8") as f:
+            yaml.safe_dump(hermes_config_yaml, f, allow_unicode=True)
         # The runtime's process environment is the case's, plus HERMES_HOME (PROTOCOL.md lets an
         # adapter add what its runtime needs to start). Set before hermes is imported.
         os.environ.clear()
@@ -160,11 +187,38 @@ class Hermes(kit.Runtime):
             hermes_config.ensure_hermes_home()
         finally:
             self.reset_override(token)
+        # The session's tools are resolved once, at start-up, as the CLI does (cli.py:15710-15711).
+        self.session_tools = self._session_tools()
+        if not self.skills_on():
+            return  # no skills tool: hermes's session builds no skills index (system_prompt.py:294)
         try:
             self.prompt_builder.build_skills_system_prompt()
         except Exception as e:  # hermes's own session start does not catch this either
             raise kit.AdapterError("hermes could not build its skills index at session start: %s: %s"
                                    % (type(e).__name__, sendable(str(e))))
+
+    def _session_tools(self):
+        """The native skills tools hermes offers in a CLI session: the tools of the toolsets the
+        CLI enables (``_get_platform_tools(config, "cli")``, cli.py:15710-15711, which applies
+        ``agent.disabled_toolsets`` last, hermes_cli/tools_config.py:1979-1987), of those the
+        skills tools, as the registry offers them (``get_definitions`` drops a tool whose
+        ``check_fn`` fails). Only the skills tools are asked for: the others' checks probe
+        providers and take seconds, and the suite maps none of them."""
+        from hermes_cli.config import load_config
+        from hermes_cli.tools_config import _get_platform_tools
+        from toolsets import resolve_toolset
+        from tools.registry import registry
+
+        names = set()
+        for toolset in _get_platform_tools(load_config(), "cli"):
+            names.update(resolve_toolset(toolset))
+        defs = registry.get_definitions({n for n in names if n in SKILLS_TOOLS}, quiet=True)
+        return [d["function"]["name"] for d in defs]
+
+    def skills_on(self):
+        """Whether a skills tool is offered: hermes's own test for the skills index
+        (``has_skills_tools``, agent/system_prompt.py:294)."""
+        return any(n in SKILLS_TOOLS for n in self.session_tools)
 
     def end_case(self):
         cleanup(self)
@@ -172,56 +226,100 @@ class Hermes(kit.Runtime):
     # -- the steps --------------------------------------------------------------------------
 
     def discover(self):
-        listing = json.loads(self.skills_tool.skills_list())
-        if not listing.get("success"):
-            print("hermes adapter: skills_list failed: %s" % listing.get("error"), file=sys.stderr)
-            return []
+        """Every skill of hermes's own walk, under every name of it hermes resolves to it
+        (README.md, "Which ids discover reports")."""
+        from agent.skill_utils import get_external_skills_dirs, iter_skill_index_files
+
+        # The directories skill_view searches, in its order (tools/skills_tool.py:1083-1087):
+        # HERMES_HOME/skills when it exists, then skills.external_dirs.
+        dirs = []
+        local = self.skills_tool._skills_dir()
+        if local.exists():
+            dirs.append(local)
+        dirs.extend(get_external_skills_dirs())
         found = []
-        for s in listing.get("skills") or []:
-            name = s.get("name")
-            desc = s.get("description")
-            entry = {"format": "portable", "name": sendable(name if isinstance(name, str) else str(name)),
-                     "description": sendable(desc if isinstance(desc, str) else str(desc)),
-                     "category": sendable(s.get("category"))}
-            # skills_list names a skill by its frontmatter name; skill_view(name) resolves that
-            # name to the skill's directory (`skill_dir`), whose name is the suite's id.
-            view = json.loads(self.skills_tool.skill_view(name))
-            if not (view.get("success") and isinstance(view.get("skill_dir"), str)):
-                # hermes lists the name but refuses to load it (several skill directories match
-                # it: "Ambiguous skill name ...", or its SKILL.md cannot be read): the model can
-                # load no guide by it, so none is reported; hermes's refusal goes to stderr.
-                print("hermes adapter: %r listed but not loaded: %s" % (name, view.get("error")), file=sys.stderr)
-                continue
-            entry["id"] = self._resolvable_id(name, view["skill_dir"])
-            entry["body"] = sendable(view.get("content"))
-            entry["skill_dir"] = sendable(view["skill_dir"])
-            found.append(entry)
+        for scan_dir in dirs:
+            # The walk of the skills index, skills_list and skill_view's own name lookup
+            # (agent/skill_utils.py:797-819; skills_tool.py:721, 1160).
+            for skill_md in iter_skill_index_files(scan_dir, "SKILL.md"):
+                found.extend(self._named(scan_dir, skill_md))
         return found
 
-    def _resolvable_id(self, name, skill_dir):
-        """The id this skill is loaded under: the name hermes resolves to it. That is its
-        directory's name (the suite's id) when skill_view resolves that name to this very
-        directory; when hermes refuses the directory name (another skill directory has it too:
-        "Ambiguous skill name"), the skill is reachable only by its listed frontmatter name."""
-        dir_name = os.path.basename(skill_dir)
-        by_dir = json.loads(self.skills_tool.skill_view(dir_name))
-        if by_dir.get("success") and by_dir.get("skill_dir") == skill_dir:
-            return sendable(dir_name)
-        return sendable(name if isinstance(name, str) else str(name))
+    def _named(self, scan_dir, skill_md):
+        """The entries of one skill: one per name hermes itself gives it that ``skill_view``
+        resolves to this very directory, in the order directory name, frontmatter name, path
+        below the root. A name that resolves elsewhere or is refused ("Ambiguous skill name",
+        a SKILL.md it cannot read) loads no guide of this skill: not reported (the refusal goes
+        to stderr)."""
+        skill_dir = skill_md.parent
+        rel = skill_dir.relative_to(scan_dir).as_posix()
+        views = {}
+
+        def view(name):
+            if not isinstance(name, str) or name in views:
+                return
+            answer = json.loads(self.skills_tool.skill_view(name))
+            ok = bool(answer.get("success")) and answer.get("skill_dir") == str(skill_dir)
+            views[name] = answer if ok else None
+            if not ok:
+                why = answer.get("error") if not answer.get("success") else "loads %s" % answer.get("skill_dir")
+                print("hermes adapter: %s: %r does not load it: %s" % (skill_dir, name, why), file=sys.stderr)
+
+        # skill_view's strategy 2, "recursive by directory name" (skills_tool.py:1155-1162).
+        view(skill_dir.name)
+        # Strategy 1, the direct path (skills_tool.py:1123-1135): what hermes's refusal of an
+        # ambiguous name tells the model to pass ("load one explicitly by its categorized path",
+        # skills_tool.py:1182-1203). "." (a SKILL.md in the root itself) has no such path.
+        if rel != ".":
+            view(rel)
+        # Strategy 2's frontmatter `name:` lookup (skills_tool.py:1163-1170): the name the skills
+        # index and skills_list show. Taken from hermes's own answer for this skill; when no name
+        # loaded it, from the frontmatter as skill_view's lookup reads it.
+        loaded = [v for v in views.values() if v]
+        if loaded:
+            fm_name = loaded[0].get("name")
+        else:
+            fm_name = self._frontmatter_name(skill_md)
+        view(fm_name)
+
+        entries = []
+        for name in (skill_dir.name, fm_name, rel):
+            answer = views.pop(name, None) if isinstance(name, str) else None
+            if not answer:
+                continue
+            listed_name, desc = answer.get("name"), answer.get("description")
+            entries.append({
+                "id": sendable(name), "format": "portable",
+                "name": sendable(listed_name if isinstance(listed_name, str) else str(listed_name)),
+                "description": sendable(desc if isinstance(desc, str) else str(desc)),
+                "body": sendable(answer.get("content")),
+                "skill_dir": sendable(answer["skill_dir"]),
+            })
+        return entries
+
+    @staticmethod
+    def _frontmatter_name(skill_md):
+        """The frontmatter `name` as skill_view's lookup reads it (``read_text`` and
+        ``parse_frontmatter``, skills_tool.py:1164-1168), or None."""
+        from agent.skill_utils import parse_frontmatter
+
+        try:
+            fm, _ = parse_frontmatter(skill_md.read_text(encoding="utf-8"))
+        except Exception:  # skill_view's lookup takes {} then too
+            return None
+        return fm.get("name")
 
     def offered(self):
-        from toolsets import resolve_toolset
-        from tools.registry import registry
-
-        cli = set(resolve_toolset("hermes-cli"))
-        defs = registry.get_definitions({n for n in cli if n in SUITE_NAME}, quiet=True)
-        return [SUITE_NAME[d["function"]["name"]] for d in defs]
+        """The suite's names of the session's tools the suite maps."""
+        return [SUITE_NAME[n] for n in self.session_tools if n in SUITE_NAME]
 
     def tools(self):
         return self.offered()
 
     def prompt(self):
-        text = self.prompt_builder.build_skills_system_prompt()
+        # hermes's session prompt holds the skills index only while a skills tool is offered
+        # (agent/system_prompt.py:294-321: `skills_prompt = ""` otherwise).
+        text = self.prompt_builder.build_skills_system_prompt() if self.skills_on() else ""
         token = self.set_override(self.baseline_home)
         try:
             baseline = self.prompt_builder.build_skills_system_prompt()
@@ -231,7 +329,12 @@ class Hermes(kit.Runtime):
 
     def call(self, tool, args):
         if tool not in self.offered():
-            return kit.error("unknown_tool", message="hermes offers no tool %s" % json.dumps(tool))
+            # hermes's agent loop answers a call of a tool the session does not offer with "Tool
+            # '<name>' does not exist. Available tools: ..." and runs nothing
+            # (agent/conversation_loop.py:509-534, 4718-4790).
+            native = {v: k for k, v in SUITE_NAME.items()}.get(tool, tool)
+            return kit.error("unknown_tool", message="hermes's session offers no tool %s (offered skills tools: %s)"
+                             % (json.dumps(native), ", ".join(self.session_tools) or "none"))
         if isinstance(args, dict):
             hermes_args = {}
             for key, value in args.items():

@@ -167,9 +167,18 @@ pub struct RunArgs {
     /// The Python interpreter for helpers (default: the real executable behind python3).
     #[arg(long, value_name = "PATH")]
     pub python: Option<PathBuf>,
-    /// Seconds to wait for any one adapter response.
-    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    /// Seconds to wait for any one adapter response (at least 1). A case that declares
+    /// `bounded:` waits `--hang-bound` instead.
+    #[arg(long, value_name = "SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub step_timeout: u64,
+    /// Seconds a request of a `bounded:` case (a FIFO, a socket, a link loop, a 4 GiB sparse
+    /// file in its tree) may go unanswered before the runtime counts as hung (`unbounded`),
+    /// whatever `--step-timeout` says: well above any finite answer, so that neither the step
+    /// timeout nor the machine's load decides the verdict.
+    #[arg(long, value_name = "SECS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub hang_bound: u64,
     /// A file of case ids (one per line, `#` comments) the implementation is known to fail:
     /// they do not fail the run, and a listed case that passes does.
     #[arg(long, value_name = "FILE")]

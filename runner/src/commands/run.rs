@@ -76,6 +76,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     };
     let opts = RunOptions {
         temp_prefix: "skillspec-".into(),
+        hang_bound: Duration::from_secs(args.hang_bound),
         fixtures: fixtures.path().to_path_buf(),
         python,
     };
@@ -86,7 +87,7 @@ pub fn run(args: RunArgs) -> ExitCode {
         },
         _ => None,
     };
-    let timeout = Duration::from_secs(args.step_timeout.max(1));
+    let timeout = Duration::from_secs(args.step_timeout);
     let adapter = args.adapter.clone();
     let start = move |worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
         Ok(match &adapter {

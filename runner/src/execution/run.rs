@@ -157,8 +157,47 @@ enum Event {
 /// case may always start, so the queue never stalls.
 struct Queue {
     cases: Vec<Sharing>,
+    /// The `exclusive:` names, by group.
+    names: Vec<String>,
     state: Mutex<QueueState>,
     wake: Condvar,
+}
+
+/// How long a worker waits before it asks again for a group's lock another process holds.
+const LOCK_POLL: Duration = Duration::from_millis(250);
+
+/// The lock of an `exclusive:` name across processes: every `skillspec run` on the machine
+/// (the adapters of `.ci/adapters` run side by side, each a run of its own) takes
+/// `$TMPDIR/skillspec-exclusive-NAME.lock` with `flock` before it starts a case of that name, so
+/// that, for instance, two runtimes never read a 4 GiB file whole at once. A lock file that
+/// cannot be opened (another user's) leaves the name to this process alone.
+struct GroupLock {
+    /// Held open while the case runs: closing it releases the lock.
+    _file: Option<std::fs::File>,
+}
+
+impl GroupLock {
+    /// Takes the lock of `name` if no other process holds it: `None` while one does.
+    fn try_take(name: &str) -> Option<GroupLock> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let path = std::env::temp_dir().join(format!("skillspec-exclusive-{name}.lock"));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o666)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(path);
+        let Ok(file) = file else {
+            return Some(GroupLock { _file: None });
+        };
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Some(GroupLock { _file: Some(file) }),
+            Err(rustix::io::Errno::WOULDBLOCK) => None,
+            Err(_) => Some(GroupLock { _file: None }),
+        }
+    }
 }
 
 /// How one case shares the machine.
@@ -180,8 +219,10 @@ struct QueueState {
     running: usize,
     /// One of them runs alone.
     alone_running: bool,
-    /// The `exclusive:` groups with a case running.
-    held: Vec<bool>,
+    /// The `exclusive:` groups with a case running, each with its lock across processes.
+    held: Vec<Option<GroupLock>>,
+    /// A waiting case's group is held by another process: ask again after [`LOCK_POLL`].
+    polling: bool,
     /// The run stopped: nothing more is handed out.
     closed: bool,
 }
@@ -219,9 +260,10 @@ impl Queue {
             cases: sharing,
             state: Mutex::new(QueueState {
                 waiting,
-                held: vec![false; groups.len()],
+                held: groups.iter().map(|_| None).collect(),
                 ..QueueState::default()
             }),
+            names: groups.into_iter().map(str::to_owned).collect(),
             wake: Condvar::new(),
         }
     }
@@ -241,22 +283,45 @@ impl Queue {
             if let Some(position) = self.pick(&mut state) {
                 return Some(position);
             }
-            state = self.wake.wait(state).unwrap_or_else(|p| p.into_inner());
+            state = if state.polling {
+                // Another process holds a lock a waiting case needs: its release wakes nobody
+                // here, so ask again shortly.
+                self.wake
+                    .wait_timeout(state, LOCK_POLL)
+                    .map(|(s, _)| s)
+                    .unwrap_or_else(|p| p.into_inner().0)
+            } else {
+                self.wake.wait(state).unwrap_or_else(|p| p.into_inner())
+            };
         }
     }
 
     /// Hands out the first waiting case that may start beside the ones running, if any.
     fn pick(&self, state: &mut QueueState) -> Option<usize> {
-        let at = state.waiting.iter().position(|&p| match self.cases[p] {
-            Sharing::Alone => state.running == 0,
-            Sharing::Exclusive(group) => !state.alone_running && !state.held[group],
-            Sharing::Beside => !state.alone_running,
-        })?;
-        let position = state.waiting.remove(at);
+        state.polling = false;
+        let mut lock = None;
+        let mut at = None;
+        for (i, &p) in state.waiting.iter().enumerate() {
+            let ready = match self.cases[p] {
+                Sharing::Alone => state.running == 0,
+                Sharing::Exclusive(group) if !state.alone_running && state.held[group].is_none() => {
+                    lock = GroupLock::try_take(&self.names[group]);
+                    state.polling |= lock.is_none();
+                    lock.is_some()
+                }
+                Sharing::Exclusive(_) => false,
+                Sharing::Beside => !state.alone_running,
+            };
+            if ready {
+                at = Some(i);
+                break;
+            }
+        }
+        let position = state.waiting.remove(at?);
         state.running += 1;
         match self.cases[position] {
             Sharing::Alone => state.alone_running = true,
-            Sharing::Exclusive(group) => state.held[group] = true,
+            Sharing::Exclusive(group) => state.held[group] = lock,
             Sharing::Beside => {}
         }
         Some(position)
@@ -268,7 +333,8 @@ impl Queue {
         state.running -= 1;
         match self.cases[position] {
             Sharing::Alone => state.alone_running = false,
-            Sharing::Exclusive(group) => state.held[group] = false,
+            // Dropping the lock closes its file, which releases it for other processes.
+            Sharing::Exclusive(group) => state.held[group] = None,
             Sharing::Beside => {}
         }
         self.wake.notify_all();
@@ -597,6 +663,25 @@ mod tests {
         assert_eq!(try_take(&queue), None);
         queue.close();
         assert_eq!(queue.take(), None);
+    }
+
+    /// An `exclusive:` name is held across processes too: a second queue (another `skillspec
+    /// run`, as the adapters of `.ci/adapters` are) does not start a case of that name while the
+    /// first runs one, and does once it ended.
+    #[test]
+    fn an_exclusive_name_is_held_across_runs() {
+        let name = format!("exclusive: test-{}", std::process::id());
+        let cases = [case(0, &name), case(1, "")];
+        let refs: Vec<&Case> = cases.iter().collect();
+        let first = Queue::new(&refs, 2);
+        let second = Queue::new(&refs, 2);
+        assert_eq!(try_take(&first), Some(0));
+        assert_eq!(try_take(&second), Some(1), "another case may start beside it");
+        assert_eq!(try_take(&second), None, "the other run holds the name");
+        assert!(second.lock().polling, "and the second run asks again later");
+        first.done(0);
+        assert_eq!(try_take(&second), Some(0));
+        second.done(0);
     }
 
     /// While a case runs alone, nothing else starts, not even one queued before it.

@@ -163,6 +163,8 @@ pub struct Adapter {
     inspector: Option<Box<dyn Inspector>>,
     /// The last step's `result` as it came (for the canary scan).
     last_answer: Option<Value>,
+    /// The current case's wait for each answer, when it is not `timeout` (a `bounded:` case).
+    case_timeout: Option<Duration>,
 }
 
 impl Adapter {
@@ -191,6 +193,7 @@ impl Adapter {
             seq: 0,
             refused_start: None,
             last_answer: None,
+            case_timeout: None,
             record,
             inspector,
         };
@@ -308,7 +311,7 @@ impl Adapter {
             .map_err(|e| ImplError::broken(FaultKind::Encode(e.to_string())))?;
         self.log("sent", &text);
         text.push(b'\n');
-        let timeout = self.timeout;
+        let timeout = self.case_timeout.unwrap_or(self.timeout);
         if self.transport.is_none() {
             let mut fault = Fault::new(FaultKind::NotRunning);
             fault.unanswered = Some(request.id());
@@ -493,6 +496,10 @@ impl Implementation for Adapter {
             },
             other => Err(self.unexpected(&request, &other)),
         }
+    }
+
+    fn set_case_timeout(&mut self, timeout: Option<Duration>) {
+        self.case_timeout = timeout;
     }
 
     fn last_answer(&self) -> Option<&Value> {

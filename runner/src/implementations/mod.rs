@@ -73,6 +73,10 @@ pub trait Implementation {
         root: &str,
         config: &WireConfig,
     ) -> Result<(), ImplError>;
+    /// How long to wait for each answer of the next case (`None`: the run's step timeout). The
+    /// runner sets it before every `start_case`: a `bounded:` case waits the runner's hang bound,
+    /// whatever the step timeout (an implementation in-process has no timeout to set).
+    fn set_case_timeout(&mut self, _timeout: Option<std::time::Duration>) {}
     /// Performs one step of the current case.
     fn step(&mut self, index: usize, step: &WireStep) -> Result<StepOutcome, ImplError>;
     /// The last step's answer as it came, before the runner read it into its own shape (an
