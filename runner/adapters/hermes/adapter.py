@@ -237,12 +237,22 @@ class Hermes(kit.Runtime):
         if local.exists():
             dirs.append(local)
         dirs.extend(get_external_skills_dirs())
-        found = []
+        skills = []
         for scan_dir in dirs:
             # The walk of the skills index, skills_list and skill_view's own name lookup
             # (agent/skill_utils.py:797-819; skills_tool.py:721, 1160).
             for skill_md in iter_skill_index_files(scan_dir, "SKILL.md"):
-                found.extend(self._named(scan_dir, skill_md))
+                entries = self._named(scan_dir, skill_md)
+                if entries:
+                    skills.append({"category": self.skills_tool._get_category_from_path(skill_md),
+                                   "name": entries[0]["listed_name"], "entries": entries})
+        # In hermes's order of its skills: skills_list's sort by category, then name
+        # (skills_tool._sort_skills, tools/skills_tool.py:780-782; the index sorts the same way).
+        found = []
+        for skill in self.skills_tool._sort_skills(skills):
+            for entry in skill["entries"]:
+                del entry["listed_name"]
+                found.append(entry)
         return found
 
     def _named(self, scan_dir, skill_md):
@@ -288,9 +298,10 @@ class Hermes(kit.Runtime):
             if not answer:
                 continue
             listed_name, desc = answer.get("name"), answer.get("description")
+            listed_name = listed_name if isinstance(listed_name, str) else str(listed_name)
             entries.append({
-                "id": sendable(name), "format": "portable",
-                "name": sendable(listed_name if isinstance(listed_name, str) else str(listed_name)),
+                "id": sendable(name), "format": "portable", "listed_name": listed_name,
+                "name": sendable(listed_name),
                 "description": sendable(desc if isinstance(desc, str) else str(desc)),
                 "body": sendable(answer.get("content")),
                 "skill_dir": sendable(answer["skill_dir"]),

@@ -470,9 +470,64 @@ pub fn lookup(id: &str) -> Option<&'static Clause> {
     CLAUSES.iter().find(|c| c.id == id)
 }
 
+/// The clauses whose refusals have no security purpose (SPEC.md, "How verdicts are judged":
+/// permissive is only for a refusal with one): reuse within a turn, a fresh registry, which
+/// tools a root that loads nothing offers, the prompt's wording and layout, the order of what
+/// loads or is selected, scores and budgets. A clause id matches an entry equal to it or below it.
+pub const WITHOUT_SECURITY_PURPOSE: &[&str] = &[
+    "tools.turn-reuse",
+    "tools.no-registry-cache",
+    "tools.registration",
+    "tools.pipeline",
+    "prompt",
+    "discovery.order",
+    "selection.order",
+    "selection.score",
+    "selection.budget",
+];
+
+/// Whether a refusal the clause requires guards a boundary (a path, a scope, an extension,
+/// arguments, the discovery gates, approval, the feature's switch): accepting what it refuses is
+/// then permissive, else only different.
+pub fn has_security_purpose(id: &str) -> bool {
+    !WITHOUT_SECURITY_PURPOSE
+        .iter()
+        .any(|p| id == *p || (id.starts_with(p) && id.as_bytes().get(p.len()) == Some(&b'.')))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn security_purpose_is_decided_by_clause() {
+        for id in [
+            "read.path.segments",
+            "discovery.size",
+            "policy.edited",
+            "enable.unset",
+            "run.approval",
+        ] {
+            assert!(has_security_purpose(id), "{id}");
+        }
+        for id in [
+            "tools.turn-reuse",
+            "prompt.section",
+            "discovery.order",
+            "selection.score.tags",
+        ] {
+            assert!(!has_security_purpose(id), "{id}");
+        }
+        // Every entry names clauses that exist.
+        for p in WITHOUT_SECURITY_PURPOSE {
+            assert!(
+                CLAUSES
+                    .iter()
+                    .any(|c| c.id == *p || c.id.starts_with(&format!("{p}."))),
+                "{p}"
+            );
+        }
+    }
 
     fn spec() -> String {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../SPEC.md")).unwrap()

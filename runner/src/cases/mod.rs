@@ -15,7 +15,6 @@ pub mod config;
 pub mod expect;
 pub mod exposure;
 pub mod fixture;
-pub mod refusal;
 pub mod scan;
 pub mod template;
 

@@ -496,6 +496,25 @@ fn removal_shown(
     }
 }
 
+/// Permissive is only for a refusal with a security purpose (SPEC.md, "How verdicts are
+/// judged"): where none of the case's clauses has one (reuse within a turn, tools offered over a
+/// root that loads nothing, the prompt's layout), accepting what it refuses is only different.
+fn purpose_shown(case: &Case, m: Mismatch) -> Mismatch {
+    if m.kind != MismatchKind::Permissive
+        || case
+            .clauses
+            .iter()
+            .any(|c| crate::cases::clauses::has_security_purpose(c))
+    {
+        return m;
+    }
+    Mismatch {
+        kind: MismatchKind::Interop,
+        what: format!("{} (a refusal without a security purpose)", m.what),
+        ..m
+    }
+}
+
 /// A request of a `bounded` case left unanswered: the runtime hung on what the case plants.
 fn hang(case: &Case, request: &str, fault: &Fault) -> Mismatch {
     // SPEC.md "How verdicts are judged" (a hang where a bounded answer is required)
@@ -767,7 +786,8 @@ fn step_mismatches(
                 mismatches.extend(
                     judged
                         .into_iter()
-                        .map(|m| removal_shown(case, index, wire, m)),
+                        .map(|m| removal_shown(case, index, wire, m))
+                        .map(|m| purpose_shown(case, m)),
                 );
             }
             // SPEC.md "How verdicts are judged" (a canary seen is a crossing, whatever was expected)

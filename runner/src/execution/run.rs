@@ -304,7 +304,9 @@ impl Queue {
         for (i, &p) in state.waiting.iter().enumerate() {
             let ready = match self.cases[p] {
                 Sharing::Alone => state.running == 0,
-                Sharing::Exclusive(group) if !state.alone_running && state.held[group].is_none() => {
+                Sharing::Exclusive(group)
+                    if !state.alone_running && state.held[group].is_none() =>
+                {
                     lock = GroupLock::try_take(&self.names[group]);
                     state.polling |= lock.is_none();
                     lock.is_some()
@@ -676,7 +678,11 @@ mod tests {
         let first = Queue::new(&refs, 2);
         let second = Queue::new(&refs, 2);
         assert_eq!(try_take(&first), Some(0));
-        assert_eq!(try_take(&second), Some(1), "another case may start beside it");
+        assert_eq!(
+            try_take(&second),
+            Some(1),
+            "another case may start beside it"
+        );
         assert_eq!(try_take(&second), None, "the other run holds the name");
         assert!(second.lock().polling, "and the second run asks again later");
         first.done(0);

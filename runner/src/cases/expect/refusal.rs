@@ -81,14 +81,14 @@ mod tests {
         CallExpect, DiscoverExpect, ErrorExpect, PromptExpect, ToolsExpect,
     };
 
-    fn call_step() -> WireStep {
+    pub(super) fn call_step() -> WireStep {
         WireStep::Call {
             tool: "skill_read_reference".into(),
             args: serde_json::json!({"skill": "alpha", "path": "../x.md"}),
         }
     }
 
-    fn judged(e: OutcomeExpect, step: &WireStep) -> Vec<Mismatch> {
+    pub(super) fn judged(e: OutcomeExpect, step: &WireStep) -> Vec<Mismatch> {
         check_outcome(
             &e,
             step,
@@ -98,7 +98,7 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_call_is_a_different_refusal_with_the_runtimes_message() {
+    pub(super) fn a_refused_call_is_a_different_refusal_with_the_runtimes_message() {
         let e = OutcomeExpect::Call(CallExpect {
             error: Some(ErrorExpect {
                 code: "invalid_path".into(),
@@ -119,7 +119,7 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_call_where_success_was_due_is_different_not_a_missing_tool() {
+    pub(super) fn a_refused_call_where_success_was_due_is_different_not_a_missing_tool() {
         let e = OutcomeExpect::Call(CallExpect {
             ok: Some(Default::default()),
             ..Default::default()
@@ -131,7 +131,7 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_scan_loaded_nothing_and_offered_no_tool() {
+    pub(super) fn a_refused_scan_loaded_nothing_and_offered_no_tool() {
         // Nothing expected: the refusal passes.
         let nothing = OutcomeExpect::Discover(DiscoverExpect {
             loaded: Some(Vec::new()),
@@ -160,7 +160,7 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_prompt_is_never_unsafe_even_where_a_check_is_marked() {
+    pub(super) fn a_refused_prompt_is_never_unsafe_even_where_a_check_is_marked() {
         let e = OutcomeExpect::Prompt(PromptExpect {
             safety: crate::cases::exposure::Marks(
                 [(
