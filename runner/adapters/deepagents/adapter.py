@@ -24,7 +24,6 @@ translated.
 
 import os
 import posixpath
-import resource
 import sys
 from pathlib import PurePosixPath
 
@@ -43,13 +42,9 @@ OFFLINE_ENV = {
 }
 os.environ.update(OFFLINE_ENV)
 
-# deepagents reads whole files into memory (it has no size cap on SKILL.md or read_file): a
-# 4 GiB sparse case file would take 8+ GiB. Cap the address space so such a read fails at once
-# with MemoryError (reported as an ERROR naming it) instead of starving a shared machine.
-# SKILLSPEC_DEEPAGENTS_MEMORY_CAP_MIB=0 lifts the cap.
-_CAP_MIB = int(os.environ.get("SKILLSPEC_DEEPAGENTS_MEMORY_CAP_MIB", "3072"))
-if _CAP_MIB > 0:
-    resource.setrlimit(resource.RLIMIT_AS, (_CAP_MIB << 20, _CAP_MIB << 20))
+# No memory cap and no clock of the adapter's own: deepagents reads whole files into memory (a
+# 4 GiB sparse case file takes it gigabytes and tens of seconds), and what it then answers is its
+# verdict, not the adapter's (README.md, "No cap of the adapter's own").
 
 from deepagents import __version__ as DEEPAGENTS_VERSION  # noqa: E402
 from deepagents import create_deep_agent  # noqa: E402
@@ -125,17 +120,29 @@ def protocol_text(text: str) -> str:
 
 
 def virtual_source(skills_root: str, root: str) -> str:
-    """The operator's skills root as a path of the agent's backend (rooted at the case root).
+    """The operator's skills root as a path of the agent's backend (rooted at the case root, the
+    workspace that holds the skills root: README.md, "Where the backend is rooted").
 
     An absolute root inside the case root becomes the virtual path below it (``/skills``);
-    anything else (relative, empty, outside) is passed verbatim, and deepagents reads it as a
-    virtual path of its backend, as it reads every source.
+    anything else (relative, outside) is passed verbatim, and deepagents reads it as a virtual
+    path of its backend, as it reads every source. The empty text never gets here: it is no
+    skills source at all (:func:`skills_sources`).
     """
     if skills_root == root:
         return "/"
     if skills_root.startswith(root.rstrip("/") + "/"):
         return "/" + skills_root[len(root.rstrip("/")) + 1 :]
     return skills_root
+
+
+def skills_sources(skills_root, root):
+    """``create_deep_agent``'s ``skills`` for the operator's root: ``None`` (no skills configured:
+    deepagents installs no SkillsMiddleware, graph.py:948-953) for no root and for the empty text
+    (SPEC.md enable.unset: the same as no root; a deepagents user who configures no skills passes
+    none), else the one source :func:`virtual_source` names."""
+    if skills_root is None or skills_root == "":
+        return None
+    return [virtual_source(skills_root, root)]
 
 
 class RunRaised(Exception):
@@ -158,6 +165,25 @@ class DeepAgents(kit.Runtime):
     # prompt names read_file, and the prompt checks look for that name too (PROTOCOL.md).
     tool_names = {"skill_read_reference": "read_file"}
     process_per_case = False  # every case builds a new agent, backend and checkpointer
+    # What deepagents reads and lacks (README.md, "Declarations").
+    read_scope = "case-root"
+    """read_file reads any file below the backend's root_dir by design: FilesystemBackend
+    (virtual_mode=True) anchors every path at root_dir and only checks that the resolved path stays
+    inside it (backends/filesystem.py:161-163, 203-215); its docstring: "Agents can read any
+    accessible file" (:115). The adapter roots it at the case root, the workspace that holds the
+    skills root (graph.py:480-487: skill sources are paths relative to the backend's root)."""
+    formats = ["skill-md"]
+    """deepagents reads `<source>/<dir>/SKILL.md` only (middleware/skills.py:726-733); no code of
+    deepagents 0.7.32 names skill.yml."""
+    lacks = {
+        "skill_run_script": "deepagents 0.7.32 has no skill script tool: SkillsMiddleware registers no tool "
+        "(middleware/skills.py:1083-1086); programs run only through `execute`, offered by sandbox backends "
+        "(middleware/filesystem.py:1585) and approved per call by a human (interrupt_on), never with "
+        "FilesystemBackend.",
+        "nested-scan": "deepagents scans a skills source's direct children only: _list_skills_with_errors lists "
+        "the source with backend.ls and takes `<child>/SKILL.md` of each child directory "
+        "(middleware/skills.py:711-733); nothing deeper is examined.",
+    }
 
     ERRORS = kit.ErrorMap(
         kit.rule(r"^Error: \S+ is not a valid tool", "unknown_tool",
@@ -188,13 +214,13 @@ class DeepAgents(kit.Runtime):
 
     def start_case(self, config, root):
         self.root = root
-        src = config.skills_root
-        self.source = None if src is None else virtual_source(src, root)
+        sources = skills_sources(config.skills_root, root)
+        self.source = None if sources is None else sources[0]
         self.backend = RecordingBackend(root_dir=root, virtual_mode=True)
         self.model = ScriptedModel()
         self.agent = create_deep_agent(
             model=self.model,
-            skills=None if self.source is None else [self.source],
+            skills=sources,
             backend=self.backend,
             checkpointer=InMemorySaver(),
         )
@@ -226,10 +252,6 @@ class DeepAgents(kit.Runtime):
         state.update(extra or {})
         try:
             out = agent.invoke(state, THREAD)
-        except MemoryError as e:
-            raise kit.AdapterError(
-                "deepagents ran out of the adapter's %d MiB address space (it reads whole files "
-                "into memory): %r" % (_CAP_MIB, e)) from None
         except Exception as e:  # noqa: BLE001  (the runtime's own failure, reported as such)
             raise RunRaised(e, self.root) from e
         if not model.calls:

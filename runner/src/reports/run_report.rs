@@ -1,0 +1,147 @@
+//! A run as the reports see it: each case ([`ReportCase`]) with its outcome ([`CaseResult`]),
+//! the implementation, the known failures and why the run stopped ([`RunReport`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::*;
+use crate::cases::clauses::Level;
+use crate::cases::Case;
+use crate::execution::{CaseOutcome, Failure, FailureKind, Status};
+use crate::protocol::ImplInfo;
+
+/// What the reports show of a case: who it is, where it is written, what it checks. A run takes
+/// it from the [`Case`]; a report.json holds all of it ([`json::from_json`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportCase {
+    pub id: String,
+    /// The case's one-line summary. `None` only for a report of an earlier runner (which did not
+    /// write it) whose case the suite at hand does not have.
+    pub summary: Option<String>,
+    pub clauses: Vec<String>,
+    /// The case file, as shown to people.
+    pub file: String,
+    /// The line of its `id`.
+    pub line: usize,
+    pub area: String,
+    /// The strongest level among its clauses ([`level_of`]).
+    pub level: Level,
+}
+
+impl From<&Case> for ReportCase {
+    fn from(case: &Case) -> ReportCase {
+        ReportCase {
+            id: case.id.clone(),
+            summary: Some(case.summary.clone()),
+            clauses: case.clauses.clone(),
+            file: case.file.display().to_string(),
+            line: case.line,
+            area: case.area.clone(),
+            level: level_of(&case.clauses),
+        }
+    }
+}
+
+/// Every case of a run with its outcome.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    pub implementation: ImplInfo,
+    pub cases_dir: String,
+    /// The `suite` object of report.json: the version of the suite the run ran, as
+    /// [`crate::suite::report_entry`] found it when the run began.
+    pub suite: Value,
+    /// In the order of the run (the suite's: by id).
+    pub results: Vec<(ReportCase, CaseOutcome)>,
+    /// Case ids the implementation is known to fail (`--known-failures`).
+    pub known_failures: BTreeSet<String>,
+    /// Why the run stopped before its last case, if it did.
+    pub stopped: Option<Stopped>,
+}
+
+use crate::execution::Stopped;
+
+/// One case of a run, its outcome and its verdict.
+#[derive(Debug, Clone, Copy)]
+pub struct CaseResult<'a> {
+    pub case: &'a ReportCase,
+    pub outcome: &'a CaseOutcome,
+    pub verdict: Verdict,
+}
+
+impl CaseResult<'_> {
+    /// How the case failed, when its status is a failure (listed as known or not).
+    pub fn kind(&self) -> Option<FailureKind> {
+        failure_kind(self.outcome)
+    }
+
+    /// The failure, when its status is one.
+    pub fn failure(&self) -> Option<&Failure> {
+        match &self.outcome.status {
+            Status::Fail(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+impl RunReport {
+    pub fn verdict(&self, case: &ReportCase, outcome: &CaseOutcome) -> Verdict {
+        Verdict::of(&outcome.status, self.known_failures.contains(&case.id))
+    }
+
+    /// Each case with its outcome and verdict, in the order of the run.
+    pub fn cases(&self) -> impl Iterator<Item = CaseResult<'_>> {
+        self.results.iter().map(|(case, outcome)| CaseResult {
+            case,
+            outcome,
+            verdict: self.verdict(case, outcome),
+        })
+    }
+
+    pub fn totals(&self) -> Counts {
+        let mut c = Counts::default();
+        for r in self.cases() {
+            c.add(r.verdict);
+        }
+        c
+    }
+
+    pub fn by_area(&self) -> BTreeMap<String, Counts> {
+        let mut m: BTreeMap<String, Counts> = BTreeMap::new();
+        for r in self.cases() {
+            m.entry(r.case.area.clone()).or_default().add(r.verdict);
+        }
+        m
+    }
+
+    /// The conformance statement of this run.
+    pub fn conformance(&self) -> Conformance {
+        let mut c = Conformance::default();
+        for r in self.cases() {
+            c.areas.entry(r.case.area.clone()).or_default().add(&r);
+        }
+        c
+    }
+
+    /// Ids of the cases that failed or errored, sorted (for `--write-failures`).
+    pub fn failing_ids(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = self
+            .results
+            .iter()
+            .filter(|(_, o)| matches!(o.status, Status::Fail(_) | Status::Error { .. }))
+            .map(|(c, _)| c.id.as_str())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// True when the implementation never worked: it never started, or every case sent to it
+    /// (not gated by features or preconditions, not left out) errored because it broke.
+    pub fn all_broken(&self) -> bool {
+        let mut sent = self.results.iter().filter(|(_, o)| o.status.was_sent());
+        match sent.next() {
+            None => self.stopped.as_ref().is_some_and(|s| s.fault.is_some()),
+            Some(first) => first.1.status.is_broken() && sent.all(|(_, o)| o.status.is_broken()),
+        }
+    }
+}
