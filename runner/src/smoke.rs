@@ -671,6 +671,7 @@ impl Observer for Account<'_> {
     fn case_finished(&mut self, position: usize, case: &Case, outcome: &CaseOutcome) {
         let word = match &outcome.status {
             Status::Pass => "pass",
+            Status::NotExercised(_) => "not exercised",
             Status::Fail(_) => "FAIL",
             Status::Error { .. } => "ERROR",
             Status::Unsupported(_) => "unsupported",

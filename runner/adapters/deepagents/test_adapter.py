@@ -10,6 +10,7 @@ which codes; the suite itself judges deepagents.
 """
 
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -48,6 +49,49 @@ class Translation(unittest.TestCase):
 
     def read(self, path, skill="alpha"):
         return self.rt.call("skill_read_reference", {"skill": skill, "path": path})
+
+    def test_no_address_space_cap(self):
+        # No resource cap may decide a verdict: importing the adapter leaves RLIMIT_AS as it was.
+        code = ("import os, resource, sys; os.environ['SKILLSPEC_KIT_NO_TAKEOVER'] = '1'; "
+                "sys.path.insert(0, %r); before = resource.getrlimit(resource.RLIMIT_AS); "
+                "import adapter; print(before == resource.getrlimit(resource.RLIMIT_AS))" % os.path.dirname(os.path.abspath(__file__)))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out.strip().splitlines()[-1], "True")
+
+    def test_declarations(self):
+        rt = adapter.DeepAgents
+        self.assertEqual(rt.read_scope, "case-root")
+        self.assertIn(rt.read_scope, kit.READ_SCOPES)
+        self.assertEqual(list(rt.formats), ["skill-md"])
+        self.assertEqual(sorted(rt.lacks), ["nested-scan", "skill_run_script"])
+        for mechanism, reason in rt.lacks.items():
+            self.assertIn(mechanism, kit.MECHANISMS)
+            self.assertRegex(reason, r"\.py:\d+")  # each reason cites deepagents' own code
+
+    def test_skills_sources(self):
+        # No root and the empty text are both "no skills configured": no SkillsMiddleware at all.
+        self.assertIsNone(adapter.skills_sources(None, self.root))
+        self.assertIsNone(adapter.skills_sources("", self.root))
+        self.assertEqual(adapter.skills_sources(self.root + "/skills", self.root), ["/skills"])
+        self.assertEqual(adapter.skills_sources("skills", self.root), ["skills"])
+
+    def test_empty_root_configures_no_skills(self):
+        # A skill planted at the backend root would load if "" were read as a backend path.
+        write(self.root, "stray/SKILL.md", "---\nname: stray\ndescription: at the backend root\n---\nStray\n")
+        self.start("")
+        self.assertEqual(self.rt.discover(), [])
+        text, baseline = self.rt.prompt()
+        self.assertEqual(text, baseline)
+        self.assertNotIn("stray", text)
+        self.assertEqual(self.read("SKILL.md", skill="stray")["error"]["code"], "unknown_tool")
+
+    def test_read_scope_is_the_case_root(self):
+        # What read_scope "case-root" declares: read_file returns any file below the backend root,
+        # which is the case root (the workspace holding the skills root), links not needed.
+        write(self.root, "secret.md", "case root file\n")
+        self.start(self.root + "/skills")
+        self.assertEqual(self.rt.skill_file_path("alpha", "/secret.md"), "/secret.md")
+        self.assertEqual(self.read("/secret.md")["value"]["content"], "case root file\n")
 
     def test_virtual_source(self):
         self.assertEqual(adapter.virtual_source(self.root + "/skills", self.root), "/skills")

@@ -6,20 +6,20 @@
 // project directory of its own (README.md, "How the adapter works"):
 //
 //   discover  `openskills sync -y -o AGENTS.md` (findAllSkills(), generateSkillsXml()), then
-//             `openskills read -- <name>` for each listed skill (readSkill(): its body)
-//   tools     the same sync: `skill_read_reference` is offered exactly when the AGENTS.md it
-//             writes tells the model to run `openskills read` (openskills has no script runner)
+//             `openskills read -- <name>` for each listed skill (readSkill(): the skill's
+//             SKILL.md, the text openskills hands the model for it: its body)
+//   tools     none: openskills has no tool that reads a skill's files by (skill, path) and no
+//             script runner (README.md, "Declarations"); `tools` is always []
 //   prompt    the AGENTS.md sync writes; baseline: the AGENTS.md it writes with no skills dir
-//   call      skill_read_reference {skill, path: "SKILL.md"} -> `openskills read -- <skill>`
+//   call      unknown_tool for every tool: openskills offers none the suite maps
 //
-// The adapter maps and never decides: every error code comes from openskills' own message (the
-// table ERRORS below, quoted in `message`); a call the CLI cannot express (a path other than
-// SKILL.md, arguments that are not two strings) is answered with a protocol error saying so.
+// The adapter maps and never decides: it waits for every command however long it takes (no clock,
+// cap or kill of its own), and a command that ends with an error is openskills' answer.
 // Nothing touches the case's tree: openskills finds skills only in fixed directories relative to
 // its working directory and HOME, so the case's skills root is linked as `.agent/skills` of a
 // project directory outside the case root.
 import * as kit from '../kit/node/skillspec-kit.mjs'; // first: it takes over stdin and stdout
-import { CliError, parseListing, parseReadBlock, runCli, tail } from './cli.mjs';
+import { CliError, LACKS, parseListing, parseReadBlock, runCli, tail } from './cli.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,19 +31,6 @@ const PACKAGE = path.join(INSTALL, 'node_modules', 'openskills');
 const CLI = path.join(PACKAGE, 'dist', 'cli.js');
 const VERSION = readVersion();
 
-// openskills' own texts (dist/cli.js line numbers of 1.5.0), first match wins.
-const ERRORS = new kit.ErrorMap([
-  kit.rule(/^Error: Skill\(s\) not found: /, 'unknown_skill',
-    'dist/cli.js:585 readSkill(): findSkill() found no <dir>/<name>/SKILL.md in any search dir'),
-  kit.rule(/^Error: No skill names provided/, 'invalid_args',
-    'dist/cli.js:571 readSkill(): nothing left of the argument after splitting on "," and trimming',
-    { guess: true }),
-]);
-
-// The instruction generateSkillsXml() (dist/cli.js:706) gives the model: the read tool exists for
-// the model exactly when the AGENTS.md it renders says this.
-const READ_INSTRUCTION = '`npx openskills read <skill-name>`';
-
 function readVersion() {
   try {
     return JSON.parse(fs.readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')).version;
@@ -53,18 +40,15 @@ function readVersion() {
 }
 
 /**
- * `fn()`, with a CliError (a flood, an unparsable listing) answered as a protocol error. A hang
- * is not answered at all: openskills gave no answer, so neither does the adapter (the runner's
- * step timeout reports it; a case that plants a FIFO judges it `unbounded`).
+ * `fn()`, with a CliError (openskills cannot be started, an unparsable listing) answered as a
+ * protocol error. A command that never ends is waited for: openskills gives no answer, so neither
+ * does the adapter (the runner's bound reports it; a case that plants a FIFO judges it
+ * `unbounded`).
  */
 async function asAdapterError(fn) {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof CliError && e.hung) {
-      process.stderr.write(`openskills hung: ${e.message}; leaving the step unanswered\n`);
-      return new Promise(() => {});
-    }
     if (e instanceof CliError) throw new kit.AdapterError(e.message);
     throw e;
   }
@@ -78,9 +62,12 @@ class OpenSkills extends kit.Runtime {
     this.name = 'openskills';
     this.version = VERSION;
     this.features = [];
-    // No tool_names: openskills' "tool" is the shell command `npx openskills read <name>` that
-    // AGENTS.md tells the model to run; it has no tool name a prompt check could look for (a
-    // native name "read" would match every use of the word). README.md, "Mapping".
+    // What openskills reads and lacks (README.md, "Declarations"). It reads SKILL.md only
+    // (findAllSkills() and findSkill() join `<dir>/<name>/SKILL.md`, dist/cli.js:63-66, 84; no
+    // code of 1.5.0 names skill.yml). No readScope: no reading tool is mapped, and no
+    // tool_names: openskills offers no tool the suite maps.
+    this.formats = ['skill-md'];
+    this.lacks = { ...LACKS };
   }
 
   startCase(config, root) {
@@ -137,33 +124,20 @@ class OpenSkills extends kit.Runtime {
     return out;
   }
 
-  async tools() {
-    return (await this.sync(this.project)).includes(READ_INSTRUCTION) ? ['skill_read_reference'] : [];
+  tools() {
+    // openskills offers the model no tool the suite maps (README.md, "Declarations"): its
+    // `openskills read` prints a skill's SKILL.md by name, what `discover` reports as the body.
+    return [];
   }
 
   async prompt() {
     return { text: await this.sync(this.project), baseline: await this.sync(this.empty) };
   }
 
-  async call(tool, args) {
-    if (tool !== 'skill_read_reference') {
-      return kit.error('unknown_tool', { message: `openskills ${VERSION} has no tool ${JSON.stringify(tool)} (its only tool for the model is \`openskills read <skill-name>\`, mapped to skill_read_reference)` });
-    }
-    const agents = await this.sync(this.project);
-    if (!agents.includes(READ_INSTRUCTION)) {
-      return kit.error('unknown_tool', { message: `the AGENTS.md openskills renders does not offer ${READ_INSTRUCTION} (no skill listed): ${tail(agents)}` });
-    }
-    const keys = args !== null && typeof args === 'object' && !Array.isArray(args) ? Object.keys(args).sort() : null;
-    if (!keys || keys.join(',') !== 'path,skill' || typeof args.skill !== 'string' || args.path !== 'SKILL.md') {
-      throw new kit.AdapterError(`openskills' read command takes only skill names (\`openskills read <skill-names...>\`) and always prints <skill>/SKILL.md: the call ${JSON.stringify(args)} cannot be expressed (only {"skill": <string>, "path": "SKILL.md"} can)`);
-    }
-    const r = await this.read(args.skill);
-    if (r.code === 0) {
-      const block = parseReadBlock(r.stdout);
-      if (!block) throw new kit.AdapterError(`\`openskills read\` exited 0 with output the adapter cannot parse: ${tail(r.stdout)}`);
-      return kit.ok({ skill: args.skill, path: args.path, content: block.content });
-    }
-    return ERRORS.error(r.stderr.trim() || r.stdout.trim());
+  call(tool) {
+    // Nothing reaches openskills: it has no such tool, so the model's call is a call of a tool it
+    // was never offered (PROTOCOL.md: `unknown_tool`). README.md, "Declarations".
+    return kit.error('unknown_tool', { message: `openskills ${VERSION} offers no tool ${JSON.stringify(tool)}: its only command for the model, \`npx openskills read <skill-names...>\`, prints the named skills' SKILL.md and takes no path (dist/cli.js:568-603, 1006)` });
   }
 
   newTurn() {

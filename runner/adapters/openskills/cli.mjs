@@ -1,52 +1,45 @@
 // The command line of openskills 1.5.0 as the adapter uses it: running `node dist/cli.js ...`
-// bounded in time and output, and reading back what `read` prints and what `sync` writes.
+// (waited for, never bounded or killed by the adapter), and reading back what `read` prints and
+// what `sync` writes.
 // Pure of any protocol (adapter.mjs does that); its tests are cli.test.mjs.
 import { spawn } from 'node:child_process';
 
+/**
+ * The mechanisms openskills 1.5.0 does not have, each with the place in `dist/cli.js` that shows
+ * it (the adapter's `lacks` declaration; README.md, "Declarations").
+ */
+export const LACKS = Object.freeze({
+  skill_read_reference: 'openskills 1.5.0 has no tool that reads a skill\'s files by (skill, path): its one command for '
+    + 'the model, `npx openskills read <skill-names...>` (dist/cli.js:1006, readSkill() at 568-603), takes names only and '
+    + 'prints each named skill\'s SKILL.md, the skill itself; the model is told to resolve references/, scripts/ and '
+    + 'assets/ itself from the printed base directory (dist/cli.js:705-709).',
+  skill_run_script: 'openskills 1.5.0 runs no script: its commands are list, install, read, update, sync, manage and '
+    + 'remove (dist/cli.js:1004-1010); a skill\'s scripts are left to the agent\'s own shell.',
+  'nested-scan': 'openskills scans only the direct children of each search directory: findAllSkills() reads '
+    + 'readdirSync(dir) and takes <dir>/<child>/SKILL.md (dist/cli.js:58-66); nothing deeper is examined.',
+  'argument-keys': 'openskills\' command for the model takes positional skill names on a command line '
+    + '(`read <skill-names...>`, dist/cli.js:1006): it never sees an argument object or its keys.',
+});
+
 export class CliError extends Error {
-  constructor(message, hung = false) { super(message); this.name = 'CliError'; this.hung = hung; }
+  constructor(message) { super(message); this.name = 'CliError'; }
 }
 
-// One CLI run may take this long; a scan that blocks (a FIFO named SKILL.md) is killed then (so
-// nothing outlives the case) and the adapter leaves the step unanswered: the runner's step
-// timeout (15 s, in ./run) then shows the hang as openskills' own, never as an answer the adapter
-// made up. An ordinary command takes well under a second.
-export const CLI_TIMEOUT_MS = 10_000;
-// Bytes of stdout and stderr together kept per CLI run; more is a protocol error (a read result
-// is at most 16 MiB on the wire anyway).
-export const CLI_OUTPUT_CAP = 16 * 1024 * 1024;
-
-/** Runs `node dist/cli.js ...args` in `cwd` with `env`; resolves {code, signal, stdout, stderr}. */
-export function runCli(cli, args, cwd, env, { timeoutMs = CLI_TIMEOUT_MS, cap = CLI_OUTPUT_CAP } = {}) {
+/**
+ * Runs `node dist/cli.js ...args` in `cwd` with `env` and waits for it to end, however long it
+ * takes and however much it writes: the adapter adds no clock, cap or kill of its own (a scan that
+ * blocks on a FIFO blocks the step, and the runner's bound reports it). Resolves
+ * {code, signal, stdout, stderr}; rejects only when the command cannot be started.
+ */
+export function runCli(cli, args, cwd, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const out = { stdout: [], stderr: [], bytes: 0 };
-    let failure = null;
-    let hung = false;
-    const stop = (why, timedOut = false) => {
-      failure ??= why;
-      hung ||= timedOut;
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
-    };
-    const timer = setTimeout(() => stop(`did not finish within ${timeoutMs / 1000} s (killed)`, true), timeoutMs);
-    for (const stream of ['stdout', 'stderr']) {
-      child[stream].on('data', (chunk) => {
-        out.bytes += chunk.length;
-        if (out.bytes > cap) return stop(`wrote more than ${cap} bytes (killed)`);
-        out[stream].push(chunk);
-      });
-    }
-    child.on('error', (e) => { clearTimeout(timer); reject(new CliError(`cannot start openskills: ${e.message}`)); });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const stdout = Buffer.concat(out.stdout).toString('utf8');
-      const stderr = Buffer.concat(out.stderr).toString('utf8');
-      if (failure) {
-        reject(new CliError(`\`openskills ${args.join(' ')}\` ${failure}; stderr: ${tail(stderr)}`, hung));
-      } else {
-        resolve({ code, signal, stdout, stderr });
-      }
-    });
+    const child = spawn(process.execPath, [cli, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = { stdout: [], stderr: [] };
+    for (const stream of ['stdout', 'stderr']) child[stream].on('data', (chunk) => out[stream].push(chunk));
+    child.on('error', (e) => reject(new CliError(`cannot start openskills: ${e.message}`)));
+    child.on('close', (code, signal) => resolve({
+      code, signal, stdout: Buffer.concat(out.stdout).toString('utf8'), stderr: Buffer.concat(out.stderr).toString('utf8'),
+    }));
   });
 }
 

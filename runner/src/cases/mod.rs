@@ -121,6 +121,12 @@ pub struct Case {
     pub summary: String,
     pub clauses: Vec<String>,
     pub requires: Vec<Feature>,
+    /// The skill file formats besides `SKILL.md` the case's subject is (`formats: [skill-yml]`):
+    /// UNSUPPORTED for an implementation that does not read them.
+    pub formats: Vec<crate::protocol::claims::Format>,
+    /// The mechanisms the case names as exercised besides the tools its steps call
+    /// (`exercises: [nested-scan]`); see [`Case::exercised`].
+    pub exercises: Vec<crate::protocol::claims::Mechanism>,
     /// Conditions on where the runner runs; an unmet one skips the case.
     pub preconditions: Vec<Precondition>,
     pub tree: Tree,
@@ -156,6 +162,38 @@ impl Case {
     /// For a case that needs much of one resource (the 4 GiB sparse reads: memory).
     pub fn exclusive_with(&self) -> Option<&str> {
         self.exclusive.as_deref()
+    }
+
+    /// Every mechanism the case exercises: the ones it names (`exercises:`), and each tool of the
+    /// specification a runtime may lack that its steps call or whose offer it checks. A pass
+    /// while the implementation lacks one of them tested nothing: not exercised.
+    pub fn exercised(&self) -> Vec<crate::protocol::claims::Mechanism> {
+        use crate::cases::expect::OutcomeExpect;
+        use crate::protocol::claims::Mechanism;
+        let mut out = self.exercises.clone();
+        let mut add = |tool: &str| {
+            if let Some(m) = Mechanism::of_tool(tool) {
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+        };
+        for s in &self.steps {
+            if let Action::Implementation(WireStep::Call { tool, .. }) = &s.action {
+                add(tool);
+            }
+            if let Some(OutcomeExpect::Tools(t)) = &s.expect.outcome {
+                // `offered` is the exact set of the specification's tools: it checks each of
+                // them, offered or not.
+                if t.offered.is_some() {
+                    crate::cases::clauses::CORE_TOOLS
+                        .iter()
+                        .for_each(|t| add(t));
+                }
+                t.not_offered.iter().for_each(|t| add(t));
+            }
+        }
+        out
     }
 
     /// Whether the case may hold a worker long: it names something that could make a runtime

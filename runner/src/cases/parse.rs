@@ -13,6 +13,7 @@ use super::steps::{check_layout, check_steps, parse_steps, parse_tree};
 use super::*;
 use crate::cases::budget::Budget;
 use crate::cases::fixture::Tree;
+use crate::protocol::claims::{Format, Mechanism};
 use crate::protocol::features::Feature;
 
 #[derive(Deserialize)]
@@ -23,6 +24,10 @@ pub(super) struct RawCase {
     clauses: Vec<Spanned<String>>,
     #[serde(default)]
     requires: Vec<Spanned<String>>,
+    #[serde(default)]
+    formats: Vec<Spanned<String>>,
+    #[serde(default)]
+    exercises: Vec<Spanned<String>>,
     #[serde(default)]
     preconditions: Vec<Precondition>,
     #[serde(default)]
@@ -63,6 +68,20 @@ pub fn parse_case(file: &Path, area: Option<&str>, text: &str) -> Result<Case, C
         return Err(cx.err(line, "`clauses` must cite at least one clause id"));
     }
     let requires = parse_requires(&cx, &raw.requires)?;
+    let formats = words(
+        &cx,
+        &raw.formats,
+        "format",
+        Format::parse,
+        &Format::ALL.map(Format::word),
+    )?;
+    let exercises = words(
+        &cx,
+        &raw.exercises,
+        "mechanism",
+        Mechanism::parse,
+        &Mechanism::ALL.map(Mechanism::word),
+    )?;
     let clause_ids = parse_clauses(&cx, &raw.clauses, &requires)?;
     let tree_line = raw
         .tree
@@ -115,6 +134,8 @@ pub fn parse_case(file: &Path, area: Option<&str>, text: &str) -> Result<Case, C
         summary,
         clauses: clause_ids,
         requires,
+        formats,
+        exercises,
         preconditions: raw.preconditions.clone(),
         tree,
         config,
@@ -150,6 +171,30 @@ pub(super) fn id_and_summary(
         ));
     }
     Ok((id, summary))
+}
+
+/// A list of words from a closed list (`formats`, `exercises`), each once, in the order first
+/// written.
+fn words<T: PartialEq>(
+    cx: &Ctx<'_>,
+    raw: &[Spanned<String>],
+    what: &str,
+    parse: fn(&str) -> Option<T>,
+    known: &[&str],
+) -> Result<Vec<T>, CaseError> {
+    let mut out = Vec::new();
+    for r in raw {
+        let w = parse(&r.value).ok_or_else(|| {
+            cx.err(
+                r.referenced.line() as usize,
+                format!("unknown {what} `{}` (known: {})", r.value, known.join(", ")),
+            )
+        })?;
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    Ok(out)
 }
 
 /// `requires`: features from the closed list, each once, in the order first written.

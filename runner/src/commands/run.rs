@@ -206,6 +206,7 @@ impl Observer for Terminal<'_> {
         } else {
             let mark = match outcome.status {
                 Status::Pass => '.',
+                Status::NotExercised(_) => 'n',
                 Status::Fail(_) => 'F',
                 Status::Unsupported(_) => 'U',
                 Status::Skipped(_) => 'S',

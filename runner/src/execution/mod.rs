@@ -27,6 +27,7 @@ use crate::cases::expect::{check_outcome, Exposure, Mismatch, MismatchKind};
 use crate::cases::fixture;
 use crate::cases::{Action, Case};
 use crate::implementations::{ImplError, Implementation};
+use crate::protocol::claims::{Need, ReadScope};
 use crate::protocol::fault::Fault;
 use crate::protocol::features::Feature;
 use crate::protocol::StepOutcome;
@@ -139,8 +140,12 @@ impl Failure {
 pub enum Status {
     Pass,
     Fail(Failure),
-    /// The implementation does not declare these required features.
-    Unsupported(Vec<Feature>),
+    /// The implementation does not declare these required features, or does not read these
+    /// formats.
+    Unsupported(Vec<Need>),
+    /// The case passed, but the implementation lacks a mechanism the case exercises (it declares
+    /// so, with a reason): the pass tested nothing (SPEC.md, "How verdicts are judged").
+    NotExercised(String),
     /// The runner cannot run the case here: a precondition of the case is not met.
     Skipped(String),
     /// The case could not be run: a broken implementation or an unusable fixture.
@@ -161,6 +166,7 @@ impl Status {
             Status::Pass => "pass",
             Status::Fail(_) => "fail",
             Status::Unsupported(_) => "unsupported",
+            Status::NotExercised(_) => "not-exercised",
             Status::Skipped(_) => "skipped",
             Status::Error { .. } => "error",
             Status::NotRun => "not-run",
@@ -268,11 +274,20 @@ pub fn run_case(
     seq: u64,
 ) -> CaseOutcome {
     let started = Instant::now();
-    let missing: Vec<Feature> = case
+    let info = imp.info();
+    let missing: Vec<Need> = case
         .requires
         .iter()
         .copied()
-        .filter(|f| !imp.info().features.contains(f))
+        .filter(|f| !info.features.contains(f))
+        .map(Need::Feature)
+        .chain(
+            case.formats
+                .iter()
+                .copied()
+                .filter(|f| !info.reads(*f))
+                .map(Need::Format),
+        )
         .collect();
     let unmet: Vec<String> = case
         .preconditions
@@ -284,11 +299,31 @@ pub fn run_case(
     } else if !unmet.is_empty() {
         Status::Skipped(unmet.join("; "))
     } else {
-        run_steps(case, imp, opts, seq).unwrap_or_else(StepError::into_status)
+        let status = run_steps(case, imp, opts, seq).unwrap_or_else(StepError::into_status);
+        exercised(case, imp.info(), status)
     };
     CaseOutcome {
         status,
         duration: started.elapsed(),
+    }
+}
+
+/// A pass of a case that exercises a mechanism the implementation lacks tested nothing: not
+/// exercised, with the implementation's reason (SPEC.md, "How verdicts are judged"). Any other
+/// outcome stands.
+fn exercised(case: &Case, info: &crate::protocol::ImplInfo, status: Status) -> Status {
+    if status != Status::Pass {
+        return status;
+    }
+    let lacking: Vec<String> = case
+        .exercised()
+        .into_iter()
+        .filter_map(|m| info.lacks.get(&m).map(|why| format!("no {m}: {why}")))
+        .collect();
+    if lacking.is_empty() {
+        Status::Pass
+    } else {
+        Status::NotExercised(format!("the runtime has {}", lacking.join("; ")))
     }
 }
 
@@ -638,7 +673,7 @@ fn canaries_seen(
     case: &Case,
     outcome: &StepOutcome,
     raw: Option<&serde_json::Value>,
-    label: &str,
+    (label, scope): (&str, Option<ReadScope>),
     reported: &mut Vec<String>,
 ) -> Vec<Mismatch> {
     let mut texts = vec![shown_text(outcome)];
@@ -657,14 +692,64 @@ fn canaries_seen(
         } else {
             excerpt(scan.plain(), "")
         };
-        out.push(Mismatch::exposed(
-            exposure,
-            format!("canary `{token}`{} ({})", how.note(), exposure.meaning()),
-            "never shown: the case plants it only where the model must not reach",
-            format!("in the result of `{label}`: {shown}"),
-        ));
+        let what = format!("canary `{token}`{} ({})", how.note(), exposure.meaning());
+        let actual = format!("in the result of `{label}`: {shown}");
+        let expected = "never shown: the case plants it only where the model must not reach";
+        out.push(match scope {
+            // SPEC.md "How verdicts are judged" (a read scope): inside what the runtime's reading
+            // tool returns by design, the content was read, but no boundary it claims crossed.
+            Some(scope) if exposure == Exposure::OutsideContent && within_scope(case, token, scope) => {
+                Mismatch::permissive(
+                    format!(
+                        "{what}, read inside the runtime's declared read scope `{}`: no boundary it claims was crossed",
+                        scope.word()
+                    ),
+                    expected,
+                    actual,
+                )
+            }
+            _ => Mismatch::exposed(exposure, what, expected, actual),
+        });
     }
     out
+}
+
+/// Whether every file the case plants `token` in lies inside `scope` (the case root holds
+/// them all; the skills root those below it). An environment value is in no read scope.
+fn within_scope(case: &Case, token: &str, scope: ReadScope) -> bool {
+    use crate::cases::fixture::EntryKind;
+    let root: Option<Vec<u8>> = match (&case.config.skills_root, scope) {
+        (_, ReadScope::Skill) => return false,
+        (_, ReadScope::CaseRoot) => None,
+        (crate::cases::SkillsRoot::InCase(p), ReadScope::SkillsRoot) => {
+            Some(format!("{}/", p.trim_end_matches('/')).into_bytes())
+        }
+        (_, ReadScope::SkillsRoot) => return false,
+    };
+    if case.config.env.values().any(|v| v.contains(token)) {
+        return false;
+    }
+    let mut trees = vec![&case.tree];
+    trees.extend(case.steps.iter().filter_map(|s| match &s.action {
+        Action::Write(t) => Some(t),
+        _ => None,
+    }));
+    let needle = token.as_bytes();
+    let planted: Vec<&Vec<u8>> = trees
+        .iter()
+        .flat_map(|t| &t.entries)
+        .filter(|e| match &e.kind {
+            EntryKind::File(bytes) | EntryKind::Tar { bytes, .. } => {
+                bytes.windows(needle.len()).any(|w| w == needle)
+            }
+            _ => false,
+        })
+        .map(|e| &e.path)
+        .collect();
+    !planted.is_empty()
+        && planted
+            .iter()
+            .all(|p| root.as_ref().is_none_or(|r| p.starts_with(r)))
 }
 
 /// Up to 160 bytes of `text` around the first `token`.
@@ -791,11 +876,14 @@ fn step_mismatches(
                 );
             }
             // SPEC.md "How verdicts are judged" (a canary seen is a crossing, whatever was expected)
+            // A read's result is judged against what the runtime's reading tool returns by design.
+            let scope = matches!(wire, crate::protocol::WireStep::Call { tool, .. } if tool == "skill_read_reference")
+                .then_some(imp.info().read_scope);
             mismatches.extend(canaries_seen(
                 case,
                 &outcome,
                 imp.last_answer(),
-                &step.action.label(),
+                (&step.action.label(), scope),
                 reported,
             ));
         }

@@ -138,6 +138,47 @@ impl std::fmt::Display for Mechanism {
     }
 }
 
+/// What a case needs of an implementation that it may not have: an optional feature it must
+/// declare, or a skill file format it must read. A case with a need unmet is UNSUPPORTED.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Need {
+    Feature(crate::protocol::features::Feature),
+    Format(Format),
+}
+
+impl Need {
+    /// The same as [`Need::word`], as features spell it.
+    pub fn as_str(self) -> &'static str {
+        self.word()
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Need::Feature(f) => f.as_str(),
+            Need::Format(f) => f.word(),
+        }
+    }
+
+    /// A feature's or a format's word.
+    pub fn parse(word: &str) -> Option<Need> {
+        crate::protocol::features::Feature::parse(word)
+            .map(Need::Feature)
+            .or_else(|| Format::parse(word).map(Need::Format))
+    }
+}
+
+impl std::fmt::Display for Need {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+impl serde::Serialize for Need {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.word())
+    }
+}
+
 /// What is wrong with a claim of `implementation`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClaimError {

@@ -19,6 +19,8 @@ pub struct LevelCounts {
     pub unsafe_failures: usize,
     pub permissive_failures: usize,
     pub different_failures: usize,
+    /// Passed, but a mechanism the case exercises is one the implementation lacks.
+    pub not_exercised: usize,
     pub known_failures: usize,
     pub fixed: usize,
     pub unsupported: usize,
@@ -34,6 +36,7 @@ impl LevelCounts {
             (Verdict::Failed, Some(FailureKind::Permissive)) => self.permissive_failures += 1,
             (Verdict::Failed, _) => self.different_failures += 1,
             (Verdict::Passed, _) => self.passed += 1,
+            (Verdict::NotExercised, _) => self.not_exercised += 1,
             (Verdict::KnownFailure, _) => self.known_failures += 1,
             (Verdict::Fixed, _) => self.fixed += 1,
             (Verdict::Unsupported, _) => self.unsupported += 1,
@@ -49,6 +52,7 @@ impl LevelCounts {
         self.unsafe_failures += o.unsafe_failures;
         self.permissive_failures += o.permissive_failures;
         self.different_failures += o.different_failures;
+        self.not_exercised += o.not_exercised;
         self.known_failures += o.known_failures;
         self.fixed += o.fixed;
         self.unsupported += o.unsupported;
@@ -58,9 +62,10 @@ impl LevelCounts {
     }
 
     /// Each count with its name in report.json's `conformance`, in that order.
-    pub fn named(&self) -> [(&'static str, usize); 10] {
+    pub fn named(&self) -> [(&'static str, usize); 11] {
         [
             ("passed", self.passed),
+            ("not_exercised", self.not_exercised),
             ("unsafe", self.unsafe_failures),
             ("permissive", self.permissive_failures),
             ("different", self.different_failures),
@@ -84,8 +89,10 @@ impl LevelCounts {
             + self.errored
     }
 
+    /// Cases the implementation was not judged on: gated, skipped, not run, or passed without
+    /// reaching what they check (not exercised).
     pub fn total(&self) -> usize {
-        self.judged() + self.unsupported + self.skipped + self.not_run
+        self.judged() + self.not_exercised + self.unsupported + self.skipped + self.not_run
     }
 
     pub(super) fn to_json(self) -> Value {
@@ -199,6 +206,8 @@ impl AreaConformance {
             .collect();
         Some(if all.unsupported == all.total() {
             format!("unsupported (needs {})", needs.join(", "))
+        } else if all.not_exercised == all.total() {
+            "not exercised (the implementation lacks what it checks)".to_owned()
         } else if all.not_run == all.total() {
             "not run".to_owned()
         } else if all.skipped == all.total() {
@@ -266,6 +275,14 @@ impl AreaConformance {
                 "; {} UNSUPPORTED (needs {})",
                 all.unsupported,
                 needs.join(", ")
+            );
+        }
+        if all.not_exercised > 0 {
+            let _ = write!(
+                s,
+                "; {} not exercised (passed, but the implementation lacks what {} check)",
+                all.not_exercised,
+                plural(all.not_exercised, "it would", "they would")
             );
         }
         if all.skipped > 0 {

@@ -9,6 +9,7 @@ use crate::execution::{CaseOutcome, FailureKind, Status};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
     pub passed: usize,
+    pub not_exercised: usize,
     pub failed: usize,
     pub known_failures: usize,
     pub fixed: usize,
@@ -22,6 +23,7 @@ impl Counts {
     pub fn add(&mut self, verdict: Verdict) {
         match verdict {
             Verdict::Passed => self.passed += 1,
+            Verdict::NotExercised => self.not_exercised += 1,
             Verdict::Failed => self.failed += 1,
             Verdict::KnownFailure => self.known_failures += 1,
             Verdict::Fixed => self.fixed += 1,
@@ -34,6 +36,7 @@ impl Counts {
 
     pub fn total(&self) -> usize {
         self.passed
+            + self.not_exercised
             + self.failed
             + self.known_failures
             + self.fixed

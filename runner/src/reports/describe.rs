@@ -104,6 +104,10 @@ pub(super) fn describe_raw(case: &ReportCase, outcome: &CaseOutcome) -> String {
         Status::Pass => {
             let _ = writeln!(s, "PASS {id}  ({loc})");
         }
+        Status::NotExercised(why) => {
+            let _ = writeln!(s, "NOT EXERCISED {id}  ({loc})");
+            let _ = writeln!(s, "  passed, but tested nothing: {}", one_line(why));
+        }
         Status::Fail(f) => {
             let kind = f.kind();
             let why = match kind {

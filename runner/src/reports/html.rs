@@ -379,7 +379,7 @@ pub fn label(r: &ReportView) -> String {
 fn overview(out: &mut String, reports: &[ReportView]) {
     let _ = writeln!(
         out,
-        "<section id=\"overview\"><h2>Overview</h2><table class=\"overview\"><tr><th>implementation</th><th>statement</th><th>passed</th><th>unsafe</th><th>permissive</th><th>different</th><th>other problems</th><th>not applicable</th><th>cases</th></tr>"
+        "<section id=\"overview\"><h2>Overview</h2><table class=\"overview\"><tr><th>implementation</th><th>statement</th><th>passed</th><th>not exercised</th><th>unsafe</th><th>permissive</th><th>different</th><th>other problems</th><th>not applicable</th><th>cases</th></tr>"
     );
     for (i, r) in reports.iter().enumerate() {
         let t = r.conformance.all();
@@ -415,6 +415,7 @@ fn overview(out: &mut String, reports: &[ReportView]) {
             cls(t.passed, "pass"),
             t.passed,
         );
+        let _ = write!(out, "<td class=\"n\">{}</td>", t.not_exercised);
         for (n, k, class) in kinds {
             let _ = write!(
                 out,
@@ -776,6 +777,9 @@ fn outcome(out: &mut String, r: &ReportView, c: &CaseResult<'_>) {
                 }
                 let _ = write!(out, "</table>");
             }
+        }
+        Status::NotExercised(why) => {
+            let _ = write!(out, "<p>passed, but tested nothing: {}</p>", esc(why));
         }
         Status::Error {
             message,

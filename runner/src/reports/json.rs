@@ -21,8 +21,8 @@ use super::{
 };
 use crate::cases::expect::{Exposure, Mismatch, MismatchKind};
 use crate::execution::{CaseOutcome, Failure, Status};
+use crate::protocol::claims::Need;
 use crate::protocol::fault::{Fault, RequestId};
-use crate::protocol::features::Feature;
 use crate::protocol::ImplInfo;
 
 /// The `type`s of the requests an adapter can leave unanswered (PROTOCOL.md).
@@ -50,7 +50,7 @@ fn add_fault(v: &mut Value, fault: &Fault) {
 }
 
 fn counts_json(c: &Counts) -> Value {
-    json!({"passed": c.passed, "failed": c.failed, "known_failures": c.known_failures, "fixed": c.fixed,
+    json!({"passed": c.passed, "not_exercised": c.not_exercised, "failed": c.failed, "known_failures": c.known_failures, "fixed": c.fixed,
            "unsupported": c.unsupported, "skipped": c.skipped, "errored": c.errored, "not_run": c.not_run,
            "total": c.total()})
 }
@@ -99,6 +99,7 @@ fn case_json(case: &ReportCase, o: &CaseOutcome, verdict: super::Verdict) -> Val
             v["mismatches"] = f.mismatches.iter().map(mismatch_json).collect();
         }
         Status::Unsupported(missing) => v["missing_features"] = json!(missing),
+        Status::NotExercised(why) => v["not_exercised"] = json!(why),
         Status::Skipped(why) => v["precondition"] = json!(why),
         Status::Error {
             message,
@@ -306,12 +307,16 @@ fn status(v: &Value) -> Result<Status, String> {
             texts(v, "missing_features")?
                 .iter()
                 .map(|name| {
-                    Feature::parse(name).ok_or_else(|| {
-                        format!("`missing_features`: no feature `{}`", super::one_line(name))
+                    Need::parse(name).ok_or_else(|| {
+                        format!(
+                            "`missing_features`: no feature or format `{}`",
+                            super::one_line(name)
+                        )
                     })
                 })
                 .collect::<Result<_, _>>()?,
         ),
+        "not-exercised" => Status::NotExercised(opt_text(v, "not_exercised")?.unwrap_or_default()),
         "skipped" => Status::Skipped(opt_text(v, "precondition")?.unwrap_or_default()),
         "error" => {
             let message = opt_text(v, "error")?.unwrap_or_default();

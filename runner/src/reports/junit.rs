@@ -75,6 +75,7 @@ pub fn junit(report: &RunReport) -> Result<String, quick_junit::SerializeError> 
                     s
                 }
                 Verdict::Unsupported
+                | Verdict::NotExercised
                 | Verdict::KnownFailure
                 | Verdict::Skipped
                 | Verdict::NotRun => {

@@ -110,6 +110,7 @@ fn cell(
     let words = |name: &'static str| match name {
         "known_failures" => "known",
         "not_run" => "not run",
+        "not_exercised" => "not exercised",
         other => other,
     };
     let unsafe_known = unsafe_total.saturating_sub(c.unsafe_failures);

@@ -103,6 +103,8 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Passed,
+    /// Passed, but the implementation lacks a mechanism the case exercises: it tested nothing.
+    NotExercised,
     Failed,
     /// Failed or errored, and listed as a known failure.
     KnownFailure,
@@ -121,6 +123,9 @@ impl Verdict {
         match (status, known) {
             (Status::Pass, false) => Verdict::Passed,
             (Status::Pass, true) => Verdict::Fixed,
+            // Listed as a known failure, and it did not fail: the list is out of date.
+            (Status::NotExercised(_), true) => Verdict::Fixed,
+            (Status::NotExercised(_), false) => Verdict::NotExercised,
             (Status::Unsupported(_), _) => Verdict::Unsupported,
             (Status::Skipped(_), _) => Verdict::Skipped,
             (Status::Fail(_) | Status::Error { .. }, true) => Verdict::KnownFailure,
@@ -133,6 +138,7 @@ impl Verdict {
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Passed => "pass",
+            Verdict::NotExercised => "not-exercised",
             Verdict::Failed => "fail",
             Verdict::KnownFailure => "known-failure",
             Verdict::Fixed => "fixed",

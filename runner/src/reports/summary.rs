@@ -28,10 +28,11 @@ pub(super) fn summary_raw(report: &RunReport) -> String {
     let row = |s: &mut String, name: &str, level: &str, c: &LevelCounts| {
         let _ = writeln!(
             s,
-            "{:<12} {:<6} {:>6} {:>6} {:>10} {:>9} {:>5} {:>11} {:>7} {:>7} {:>7}",
+            "{:<12} {:<6} {:>6} {:>9} {:>6} {:>10} {:>9} {:>5} {:>11} {:>7} {:>7} {:>7}",
             name,
             level,
             c.passed,
+            c.not_exercised,
             c.unsafe_failures,
             c.permissive_failures,
             c.different_failures,
@@ -44,10 +45,11 @@ pub(super) fn summary_raw(report: &RunReport) -> String {
     };
     let _ = writeln!(
         s,
-        "{:<12} {:<6} {:>6} {:>6} {:>10} {:>9} {:>5} {:>11} {:>7} {:>7} {:>7}",
+        "{:<12} {:<6} {:>6} {:>9} {:>6} {:>10} {:>9} {:>5} {:>11} {:>7} {:>7} {:>7}",
         "area",
         "level",
         "passed",
+        "not exer.",
         "unsafe",
         "permissive",
         "different",
@@ -108,7 +110,7 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
         }
     };
     let mut line = format!(
-        "{verdict}. {}; {}; {}; {} passed; {} unsupported; {} errored; {} cases",
+        "{verdict}. {}; {}; {}; {} passed; {} not exercised; {} unsupported; {} errored; {} cases",
         with_known(
             conformance.unsafe_total(),
             "unsafe",
@@ -125,6 +127,7 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
             conformance.different_known()
         ),
         t.passed,
+        t.not_exercised,
         t.unsupported,
         t.errored,
         t.total()
