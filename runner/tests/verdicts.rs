@@ -313,3 +313,53 @@ fn every_mark_and_canary_of_the_suite_can_make_its_case_unsafe() {
         .sum();
     assert!(scanned >= 150, "{scanned} scanned canaries");
 }
+
+/// A marker whose name planted code builds (`open('ran-%d' % n, 'w')` writes `ran-2`) is an
+/// honest check: the case loads (the part of the name before its digit is planted), passes
+/// against the reference (the unapproved helper never runs), and a name nothing builds is still
+/// refused unless the case says what writes it (`written_by:`).
+#[test]
+fn a_marker_planted_code_builds_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases/run");
+    std::fs::create_dir_all(&cases).unwrap();
+    let text = "id: run.computed-marker\nsummary: An unapproved helper that would write a marker with a computed name never runs.\nclauses: [run.approval]\ntree:\n  skills/alpha/SKILL.md: \"---\\nname: alpha\\ndescription: first\\n---\\n\"\n  skills/alpha/scripts/x.py: \"n = 2\\nopen('ran-%d' % n, 'w').close()\\n\"\nsteps:\n  - run: {skill: alpha, script: scripts/x.py}\n    expect:\n      error: not_approved\n      files: {absent: [skills/alpha/ran-2]}\n";
+    std::fs::write(cases.join("computed.yaml"), text).unwrap();
+    let run = |dir: &Path| {
+        Command::new(bin())
+            .args(["run", "--cases"])
+            .arg(dir)
+            .env("TMPDIR", dir)
+            .output()
+            .expect("the runner starts")
+    };
+    let out = run(&dir.path().join("cases"));
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out));
+    // A name with no planted stem: refused, naming the way out.
+    std::fs::write(
+        cases.join("computed.yaml"),
+        text.replace("ran-%d", "%s%d")
+            .replace("n = 2", "n = 2\\nm = 'xyz'"),
+    )
+    .unwrap();
+    let out = run(&dir.path().join("cases"));
+    assert_eq!(out.status.code(), Some(2), "{}", common::text(&out));
+    assert!(
+        common::text(&out).contains("written_by"),
+        "{}",
+        common::text(&out)
+    );
+    // With the author's reason, it loads again.
+    std::fs::write(
+        cases.join("computed.yaml"),
+        text.replace("ran-%d", "%s%d")
+            .replace("n = 2", "n = 2\\nm = 'xyz'")
+            .replace(
+                "files: {absent: [skills/alpha/ran-2]}",
+                "files: {absent: [skills/alpha/ran-2], written_by: \"x.py joins 'ran-' and n\"}",
+            ),
+    )
+    .unwrap();
+    let out = run(&dir.path().join("cases"));
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out));
+}

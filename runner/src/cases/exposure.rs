@@ -249,6 +249,26 @@ impl<'a> Planted<'a> {
         }
     }
 
+    /// Whether planted code could write a marker named `name`: its text names it, or the part of
+    /// it before its first digit (at least 3 characters: `open('ran-%d' % n, 'w')` writes
+    /// `ran-2`), or the case says what writes it (`written_by`, a reviewed reason). `None` when
+    /// only a copied fixture might (checked when the case runs).
+    pub fn writes(&self, name: &str, written_by: Option<&str>) -> Option<bool> {
+        if written_by.is_some_and(|r| !r.trim().is_empty()) {
+            return Some(true);
+        }
+        let stem = name
+            .split(|c: char| c.is_ascii_digit())
+            .next()
+            .unwrap_or("");
+        let built = stem.len() >= 3 && stem.len() < name.len();
+        match (self.holds(name), built.then(|| self.holds(stem)).flatten()) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (None, _) | (_, None) if !self.copies.is_empty() => None,
+            _ => Some(false),
+        }
+    }
+
     /// Whether a path of the tree holds `needle` (for `prompt-forgery` canaries only).
     fn names(&self, needle: &str) -> bool {
         let n = needle.as_bytes();
@@ -287,8 +307,8 @@ pub struct Observed<'a> {
     pub forbidden: Vec<(&'static str, String)>,
     /// Each marked check: (step line, check, exposure, the texts the check looks for).
     pub marks: Vec<(usize, String, Exposure, Vec<String>)>,
-    /// Each `files: absent` path with its step line.
-    pub absent: Vec<(usize, String)>,
+    /// Each `files: absent` path with its step line, and the step's `written_by:` reason.
+    pub absent: Vec<(usize, String, Option<String>)>,
     /// The case's `bounded:` text and whether its tree can make a runtime hang.
     pub bounded: Option<(&'a str, bool)>,
 }
@@ -361,18 +381,18 @@ pub fn check_observables(o: &Observed<'_>) -> Result<(), (usize, String)> {
             ));
         }
     }
-    for (line, path) in &o.absent {
+    for (line, path, written_by) in &o.absent {
         let name = path.rsplit('/').next().unwrap_or(path);
         // Written by planted code, or by a command an argument smuggles in (`$(touch x)`).
         let in_args = o
             .forbidden
             .iter()
             .any(|(what, t)| *what == ARGUMENTS && t.contains(name));
-        if o.planted.holds(name) == Some(false) && !in_args {
+        if o.planted.writes(name, written_by.as_deref()) == Some(false) && !in_args {
             return Err((
                 *line,
                 format!(
-                    "`files: absent` lists `{path}`, but no planted file mentions `{name}`: nothing the case plants would write it, so the check could never fail"
+                    "`files: absent` lists `{path}`, but no planted file mentions `{name}` (nor the part of it before a digit, for a name planted code builds): nothing the case plants would write it, so the check could never fail; if planted code builds the name another way, say how in `files: {{written_by: ...}}`"
                 ),
             ));
         }

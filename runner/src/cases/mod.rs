@@ -15,6 +15,7 @@ pub mod config;
 pub mod expect;
 pub mod exposure;
 pub mod fixture;
+pub mod refusals;
 pub mod scan;
 pub mod template;
 

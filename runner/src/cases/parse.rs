@@ -29,6 +29,8 @@ pub(super) struct RawCase {
     #[serde(default)]
     exercises: Vec<Spanned<String>>,
     #[serde(default)]
+    harmless: Option<Spanned<String>>,
+    #[serde(default)]
     preconditions: Vec<Precondition>,
     #[serde(default)]
     tree: Option<Spanned<Value>>,
@@ -116,12 +118,13 @@ pub fn parse_case(file: &Path, area: Option<&str>, text: &str) -> Result<Case, C
         None => exposure::Canaries::default(),
     };
     let bounded = raw.bounded.as_ref().map(|b| b.value.trim().to_owned());
+    let harmless = raw.harmless.as_ref().map(|h| h.value.trim().to_owned());
     check_observables(
         &cx,
         line,
         (&tree, &config, &steps),
         &canaries,
-        bounded.as_deref(),
+        (bounded.as_deref(), harmless.as_deref()),
     )?;
     let exclusive = sharing(&cx, &raw)?;
     // A valid id has at least one word.

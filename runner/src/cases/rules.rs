@@ -71,7 +71,7 @@ pub(super) fn check_observables(
     line: usize,
     (tree, config, steps): (&Tree, &CaseConfig, &[Step]),
     canaries: &exposure::Canaries,
-    bounded: Option<&str>,
+    (bounded, harmless): (Option<&str>, Option<&str>),
 ) -> Result<(), CaseError> {
     use crate::cases::expect::OutcomeExpect as O;
     use crate::cases::fixture::EntryKind;
@@ -108,7 +108,12 @@ pub(super) fn check_observables(
         }
         forbidden.push(("an expected value", s.expect.positive_text()));
         if let Some(files) = &s.expect.files {
-            absent.extend(files.absent.iter().map(|p| (s.line, p.clone())));
+            absent.extend(
+                files
+                    .absent
+                    .iter()
+                    .map(|p| (s.line, p.clone(), files.written_by.clone())),
+            );
         }
         match &s.expect.outcome {
             Some(O::Prompt(p)) => {
@@ -139,7 +144,17 @@ pub(super) fn check_observables(
         bounded: bounded.map(|b| (b, exposure::Planted::can_hang(&trees))),
     };
     exposure::check_observables(&observed)
-        .map_err(|(at, m)| cx.err(if at == 0 { line } else { at }, m))
+        .map_err(|(at, m)| cx.err(if at == 0 { line } else { at }, m))?;
+    let markers: Vec<String> = observed.absent.iter().map(|(_, p, _)| p.clone()).collect();
+    crate::cases::refusals::check(
+        &trees,
+        &config.skills_root,
+        steps,
+        canaries,
+        &markers,
+        harmless,
+    )
+    .map_err(|(at, m)| cx.err(at, m))
 }
 
 pub(super) fn skipped_without_loaded(steps: &[Step]) -> bool {

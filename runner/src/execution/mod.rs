@@ -600,20 +600,26 @@ fn check_copied_observables(case: &Case, fixtures: &Path) -> Result<(), PlantedN
             _ => None,
         })
         .collect();
-    let markers = case
+    let markers: Vec<(&str, Option<&str>)> = case
         .steps
         .iter()
         .filter_map(|s| s.expect.files.as_ref())
-        .flat_map(|f| &f.absent)
-        .map(|p| p.rsplit('/').next().unwrap_or(p))
-        .filter(|m| !args.iter().any(|a| a.contains(m)));
-    let tokens = case.canaries.iter().map(|(t, _)| t);
+        .flat_map(|f| f.absent.iter().map(|p| (p, f.written_by.as_deref())))
+        .map(|(p, why)| (p.rsplit('/').next().unwrap_or(p), why))
+        .filter(|(m, _)| !args.iter().any(|a| a.contains(m)))
+        .collect();
     // What the loader could not find inline, because a copied fixture might hold it.
-    let deferred: Vec<&str> = tokens
-        .chain(markers)
+    let deferred_tokens: Vec<&str> = case
+        .canaries
+        .iter()
+        .map(|(t, _)| t)
         .filter(|n| planted.holds(n).is_none())
         .collect();
-    if deferred.is_empty() {
+    let deferred_markers: Vec<(&str, Option<&str>)> = markers
+        .into_iter()
+        .filter(|(m, why)| planted.writes(m, *why).is_none())
+        .collect();
+    if deferred_tokens.is_empty() && deferred_markers.is_empty() {
         return Ok(());
     }
     // A fixture that cannot be read is reported where the case copies it (the tree, or its
@@ -626,15 +632,22 @@ fn check_copied_observables(case: &Case, fixtures: &Path) -> Result<(), PlantedN
         }
     }
     planted.texts.extend(copied.iter().map(Vec::as_slice));
-    for needle in deferred {
-        if planted.holds(needle) != Some(true) {
-            return Err(PlantedNowhere {
-                file: case.file.clone(),
-                needle: needle.to_owned(),
-            });
-        }
+    let unplanted = deferred_tokens
+        .into_iter()
+        .find(|t| planted.holds(t) != Some(true))
+        .or_else(|| {
+            deferred_markers
+                .into_iter()
+                .find(|(m, why)| planted.writes(m, *why) != Some(true))
+                .map(|(m, _)| m)
+        });
+    match unplanted {
+        Some(needle) => Err(PlantedNowhere {
+            file: case.file.clone(),
+            needle: needle.to_owned(),
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The text of an outcome that a model is shown, searched for canaries: results, guides,

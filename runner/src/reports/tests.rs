@@ -128,7 +128,11 @@ impl Fixture {
 
     fn report(&self, known: &[&str]) -> RunReport {
         let c = &self.cases;
-        let gated = || outcome(Status::Unsupported(vec![Feature::ToolAllowlist]));
+        let gated = || {
+            outcome(Status::Unsupported(vec![
+                crate::protocol::claims::Need::Feature(Feature::ToolAllowlist),
+            ]))
+        };
         report(
             vec![
                 (&c[0], outcome(Status::Pass)),
@@ -190,11 +194,11 @@ fn each_area_reads_as_one_plain_line() {
     );
     // The table: one row per area and level that has cases, a column per kind.
     assert!(
-        text.contains("\narea         level  passed unsafe permissive different known"),
+        text.contains("\narea         level  passed not exer. unsafe permissive different known"),
         "{text}"
     );
     assert!(
-        text.contains("\nread         MUST        1      1          1         1     0"),
+        text.contains("\nread         MUST        1         0      1          1         1     0"),
         "{text}"
     );
     assert!(text.contains("\ntools        SHOULD      0"), "{text}");

@@ -295,6 +295,10 @@ pub struct FilesExpect {
     pub exists: Vec<String>,
     #[serde(default)]
     pub absent: Vec<String>,
+    /// What writes the `absent` markers when no planted text spells their names (a helper that
+    /// builds a name, `open('ran-%d' % n, 'w')`): the author's reviewed reason, shown by `show`.
+    #[serde(default)]
+    pub written_by: Option<String>,
 }
 
 impl FilesExpect {
