@@ -332,16 +332,28 @@ fn approve(
     };
     drop(helper);
     let digest = (steps().digest)(root_path, call, &bytes);
-    match &policy {
+    match (steps().verdict)(&policy, &call.guide.id, script, &digest) {
+        Ok(()) => Ok(bytes),
+        Err(why) => Err(not_approved(why)),
+    }
+}
+
+/// The policy's verdict on a helper of `skill` at `script` whose bytes hash to `digest`: approved,
+/// or why not.
+fn policy_verdict(
+    policy: &Policy,
+    skill: &str,
+    script: &str,
+    digest: &str,
+) -> Result<(), &'static str> {
+    match policy {
         // spec: enable.scripts-deny-default
-        Policy::Unset => Err(not_approved("no script allowlist is configured")),
-        Policy::Invalid(_) => Err(not_approved(
-            "the script allowlist is malformed, so no script is approved",
-        )),
-        Policy::Valid(_) if !policy.approves(&call.guide.id, script, &digest) => Err(not_approved(
-            "no allowlist entry matches this skill, script and content",
-        )),
-        Policy::Valid(_) => Ok(bytes),
+        Policy::Unset => Err("no script allowlist is configured"),
+        Policy::Invalid(_) => Err("the script allowlist is malformed, so no script is approved"),
+        Policy::Valid(_) if !policy.approves(skill, script, digest) => {
+            Err("no allowlist entry matches this skill, script and content")
+        }
+        Policy::Valid(_) => Ok(()),
     }
 }
 
@@ -476,6 +488,8 @@ struct Steps {
     replay_off: fn(&str) -> bool,
     /// The digest matched against the policy.
     digest: fn(&Path, &Call<'_>, &[u8]) -> String,
+    /// The policy's verdict on a helper (skill, script, digest).
+    verdict: fn(&Policy, &str, &str, &str) -> Result<(), &'static str>,
     /// The interpreter a call runs, from the skill directory, the configuration and the one
     /// resolved at start-up.
     interpreter: fn(&Path, &Config, &Interpreter) -> Interpreter,
@@ -493,6 +507,7 @@ const STEPS: Steps = Steps {
     has_control,
     replay_off: is_exactly_off,
     digest: sha256_hex,
+    verdict: policy_verdict,
     interpreter: resolved_interpreter,
     working_dir: walked_directory,
     invocation: bootstrap_invocation,
@@ -514,6 +529,8 @@ mod mutated {
             Some(Mutant::RunArgsControlAllowed) => &CONTROLS_ALLOWED,
             Some(Mutant::ReplayCaseInsensitiveOff) => &ANY_CASE_OFF,
             Some(Mutant::HashOnceCached) => &HASH_CACHED,
+            Some(Mutant::ApprovalIgnored) => &APPROVAL_IGNORED,
+            Some(Mutant::HashOfPrefix) => &HASH_OF_PREFIX,
             Some(Mutant::InterpreterPathFromSkillDir) => &INTERPRETER_FROM_SKILL_DIR,
             Some(Mutant::CwdByPath) => &CWD_BY_PATH,
             Some(Mutant::RunFromDisk) => &FROM_DISK,
@@ -534,6 +551,14 @@ mod mutated {
     };
     const HASH_CACHED: Steps = Steps {
         digest: first_digest,
+        ..STEPS
+    };
+    const APPROVAL_IGNORED: Steps = Steps {
+        verdict: |_, _, _, _| Ok(()),
+        ..STEPS
+    };
+    const HASH_OF_PREFIX: Steps = Steps {
+        digest: |_, _, bytes| sha256_of(&bytes[..bytes.len().min(64 * 1024)]),
         ..STEPS
     };
     const INTERPRETER_FROM_SKILL_DIR: Steps = Steps {

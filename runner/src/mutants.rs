@@ -39,6 +39,9 @@ const SHOWN_IDS: usize = 3;
 pub struct Outcome {
     /// The cases that failed or errored, in suite order.
     pub killers: Vec<String>,
+    /// How each killer failed, in the same order: `unsafe (code-ran, ...)`, `permissive`,
+    /// `different`, `error` or `hung`.
+    pub kinds: Vec<String>,
     /// Cases that passed.
     pub passed: usize,
     /// The run stopped after `--stop-after` kills: there may be more.
@@ -55,6 +58,38 @@ impl Outcome {
         !self.killers.is_empty()
     }
 
+    /// Whether some killer showed `exposure` (an unsafe verdict naming it; a hang for
+    /// `unbounded`, since the reference in-process has no bound of its own).
+    pub fn showed(&self, exposure: &str) -> bool {
+        self.kinds.iter().any(|k| {
+            (k.starts_with("unsafe (") && k[8..k.len() - 1].split(", ").any(|e| e == exposure))
+                || (exposure == "unbounded" && k == "hung")
+        })
+    }
+
+    /// The kinds of the kills, each with how many: `unsafe (code-ran) 2, different 1`.
+    pub fn kinds_cell(&self) -> String {
+        let mut counted: Vec<(&str, usize)> = Vec::new();
+        for k in &self.kinds {
+            match counted.iter_mut().find(|(w, _)| w == k) {
+                Some((_, n)) => *n += 1,
+                None => counted.push((k, 1)),
+            }
+        }
+        counted
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Whether the mutant counts as killed: some case failed, and for a defect of a safety rule
+    /// some case showed the exposure it opens (a safety defect killed only as permissive or
+    /// different is a missing observable).
+    pub fn killed_as(&self, opens: Option<&str>) -> bool {
+        self.killed() && opens.is_none_or(|e| self.showed(e))
+    }
+
     /// The "killed by" cell: count and first ids, or SURVIVED.
     pub fn cell(&self) -> String {
         if !self.killed() {
@@ -63,14 +98,26 @@ impl Outcome {
                 None => "SURVIVED".into(),
             };
         }
-        let mut shown: Vec<&str> = self
+        let mut shown: Vec<String> = self
             .killers
             .iter()
+            .zip(
+                self.kinds
+                    .iter()
+                    .map(String::as_str)
+                    .chain(std::iter::repeat("")),
+            )
             .take(SHOWN_IDS)
-            .map(String::as_str)
+            .map(|(id, k)| {
+                if k.is_empty() {
+                    id.clone()
+                } else {
+                    format!("{id} ({k})")
+                }
+            })
             .collect();
         if self.killers.len() > SHOWN_IDS {
-            shown.push("…");
+            shown.push("…".into());
         }
         let more = if self.stopped_early { "+" } else { "" };
         let mut cell = format!("{}{more}: {}", self.killers.len(), shown.join(", "));
@@ -226,9 +273,11 @@ pub fn run(opts: &Options) -> ExitCode {
     drop(tx);
     let mut results: Vec<(String, Outcome)> = Vec::new();
     for (name, outcome) in rx {
+        let opens = Mutant::parse(&name).and_then(Mutant::opens);
         let mark = match (name.as_str(), outcome.killed()) {
             (BASELINE, false) => "passes",
             (BASELINE, true) => "FAILS",
+            (_, true) if !outcome.killed_as(opens) => "NOT SHOWN",
             (_, true) => "killed",
             (_, false) => "SURVIVED",
         };
@@ -280,6 +329,11 @@ pub fn run(opts: &Options) -> ExitCode {
         outln!("wrote {}", path.display());
     }
     let survivors = rows.iter().filter(|(_, o)| !o.killed()).count();
+    let not_unsafe: Vec<&str> = rows
+        .iter()
+        .filter(|(m, o)| o.killed() && !o.killed_as(m.opens()))
+        .map(|(m, _)| m.name())
+        .collect();
     if baseline.killed() || baseline.stopped.is_some() {
         eprintln!(
             "skillspec mutants: the unmutated reference does not pass: {}",
@@ -291,6 +345,14 @@ pub fn run(opts: &Options) -> ExitCode {
         eprintln!("skillspec mutants: {survivors} mutant(s) survived: a case is missing for each");
         return ExitCode::from(1);
     }
+    if !not_unsafe.is_empty() {
+        eprintln!(
+            "skillspec mutants: {} defect(s) of a safety rule killed but never judged unsafe with the exposure they open (a case misses its observable): {}",
+            not_unsafe.len(),
+            not_unsafe.join(", ")
+        );
+        return ExitCode::from(1);
+    }
     ExitCode::SUCCESS
 }
 
@@ -298,20 +360,34 @@ pub fn run(opts: &Options) -> ExitCode {
 /// on the same code is the last one (`Run time:`).
 pub fn markdown(rows: &[(Mutant, Outcome)], baseline: &Outcome, wall: Duration) -> String {
     let mut out = String::from(
-        "# Mutants\n\nEach row is a deliberate defect of the reference (`src/mutants.rs`), run against the suite by `skillspec mutants` (README.md, \"Mutants\"). *Killed by* gives how many cases failed against it (twice: a failure must reproduce) and the first of them; the cases citing the mutant's clause run first, then its area's, then the rest, and `N+` means the run stopped after N kills (`--stop-after`). SURVIVED would mean a case is missing: a survivor has run every case.\n\n| mutant | clause | what it does | killed by |\n|---|---|---|---|\n",
+        "# Mutants\n\nEach row is a deliberate defect of the reference (`src/mutants.rs`), run against the suite by `skillspec mutants` (README.md, \"Mutants\"). *Killed by* gives how many cases failed against it (twice: a failure must reproduce) and the first of them, each with how it failed; the cases citing the mutant's clause run first, then its area's, then the rest, and `N+` means the run stopped after N kills (`--stop-after`). *Opens* is the exposure a defect of a safety rule opens (SPEC.md, \"How verdicts are judged\"): such a mutant counts as killed only when some case judged it unsafe with that exposure (a run keeps going past `--stop-after` until one does); *killed as* counts the kinds of its kills. SURVIVED would mean a case is missing; NOT SHOWN UNSAFE, that a case misses the observable of its crossing.\n\n| mutant | clause | what it does | opens | killed as | killed by |\n|---|---|---|---|---|---|\n",
     );
     for (m, o) in rows {
+        let verdict = if !o.killed() {
+            o.cell()
+        } else if !o.killed_as(m.opens()) {
+            format!("NOT SHOWN UNSAFE: {}", o.cell())
+        } else {
+            o.cell()
+        };
         out.push_str(&format!(
-            "| `{}` | `{}` | {} | {} |\n",
+            "| `{}` | `{}` | {} | {} | {} | {} |\n",
             m.name(),
             m.clause(),
             m.description().replace('|', "\\|"),
-            o.cell().replace('|', "\\|")
+            m.opens().map_or("—".to_owned(), |e| format!("`{e}`")),
+            o.kinds_cell(),
+            verdict.replace('|', "\\|")
         ));
     }
-    let killed = rows.iter().filter(|(_, o)| o.killed()).count();
+    let killed = rows.iter().filter(|(m, o)| o.killed_as(m.opens())).count();
+    let safety = rows.iter().filter(|(m, _)| m.opens().is_some()).count();
+    let safety_unsafe = rows
+        .iter()
+        .filter(|(m, o)| m.opens().is_some() && o.killed_as(m.opens()))
+        .count();
     out.push_str(&format!(
-        "\n{} mutants: {killed} killed, {} survived. The unmutated reference passed {} case(s).\n\nRun time: {:.0} s\n",
+        "\n{} mutants: {killed} killed, {} not. {safety_unsafe} of the {safety} defects of a safety rule were judged unsafe with the exposure they open. The unmutated reference passed {} case(s).\n\nRun time: {:.0} s\n",
         rows.len(),
         rows.len() - killed,
         baseline.passed,
@@ -379,10 +455,13 @@ fn supervise_worker(
                 let words: Vec<&str> = line.split(' ').collect();
                 match words.as_slice() {
                     ["start", _, id] => current = Some((*id).to_owned()),
-                    ["end", _, id, status] => {
+                    ["end", _, id, status, rest @ ..] => {
                         current = None;
                         match *status {
-                            "fail" | "error" => outcome.killers.push((*id).to_owned()),
+                            "fail" | "error" => {
+                                outcome.killers.push((*id).to_owned());
+                                outcome.kinds.push(kill_kind(status, rest));
+                            }
                             "pass" => outcome.passed += 1,
                             _ => {}
                         }
@@ -399,6 +478,7 @@ fn supervise_worker(
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 let id = current.clone().unwrap_or_else(|| "?".into());
                 outcome.killers.push(id.clone());
+                outcome.kinds.push("hung".into());
                 outcome.stopped = Some(format!(
                     "`{id}` hung: no answer within {} s, the run stopped there",
                     stall.as_secs()
@@ -417,10 +497,27 @@ fn supervise_worker(
             Err(e) => e.to_string(),
         };
         outcome.killers.push(id.clone());
+        outcome.kinds.push("error".into());
         outcome.stopped = Some(format!("the run crashed in `{id}` ({how})"));
     }
     outcome.wall = started.elapsed();
     outcome
+}
+
+/// How a killing case failed, from the rest of its `end` line (`unsafe code-ran,secret`,
+/// `permissive -`): `unsafe (code-ran, secret)`, `permissive`, `different`, or `error`.
+fn kill_kind(status: &str, rest: &[&str]) -> String {
+    match (status, rest) {
+        ("fail", ["unsafe", exposures, ..]) => {
+            format!(
+                "unsafe ({})",
+                exposures.split(',').collect::<Vec<_>>().join(", ")
+            )
+        }
+        ("fail", [kind, ..]) => (*kind).to_owned(),
+        ("fail", []) => "fail".into(),
+        _ => "error".into(),
+    }
 }
 
 /// SIGTERM (the worker removes its case directory), then SIGKILL after a grace.
@@ -493,11 +590,14 @@ pub fn worker(name: &str, python: Option<&Path>, which: &WorkerSuite) -> ExitCod
     let cases: Vec<&Case> = selected.iter().map(|(_, c)| *c).collect();
     let policy = Policy {
         retry_failures: true,
-        stop_after_failures: which.stop_after,
         ..Policy::default()
     };
     let mut progress = Progress {
         selected: &selected,
+        kills: 0,
+        stop_after: which.stop_after,
+        opens: mutant.and_then(Mutant::opens),
+        shown: false,
     };
     let start = |_worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
         Ok(Box::new(Reference::default()))
@@ -558,6 +658,13 @@ fn say(line: String) {
 struct Progress<'a> {
     /// The cases in the order they run, with their indices in the suite.
     selected: &'a [(usize, &'a Case)],
+    /// Cases that failed or errored so far.
+    kills: usize,
+    /// Stop after this many kills (0: never).
+    stop_after: usize,
+    /// The exposure the mutant opens, and whether a kill showed it.
+    opens: Option<&'static str>,
+    shown: bool,
 }
 
 impl Progress<'_> {
@@ -576,12 +683,40 @@ impl Observer for Progress<'_> {
     }
 
     fn case_finished(&mut self, position: usize, case: &Case, outcome: &CaseOutcome) {
-        let word = match outcome.status {
-            Status::Pass => "pass",
-            Status::Fail(_) => "fail",
-            Status::Error { .. } => "error",
-            _ => "other",
+        let word = match &outcome.status {
+            Status::Pass => "pass".to_owned(),
+            Status::Fail(f) => {
+                let exposures: Vec<&str> = f.exposures().iter().map(|e| e.word()).collect();
+                self.kills += 1;
+                if self.opens.is_some_and(|o| exposures.contains(&o)) {
+                    self.shown = true;
+                }
+                format!(
+                    "fail {} {}",
+                    f.kind().word(),
+                    if exposures.is_empty() {
+                        "-".to_owned()
+                    } else {
+                        exposures.join(",")
+                    }
+                )
+            }
+            Status::Error { .. } => {
+                self.kills += 1;
+                "error".to_owned()
+            }
+            _ => "other".to_owned(),
         };
         say(format!("end {} {} {word}", self.index(position), case.id));
+    }
+
+    /// A mutant's run stops after `--stop-after` kills, but a defect of a safety rule only once a
+    /// kill showed the exposure it opens (or the suite ends): its table row must say whether one
+    /// did.
+    fn stop(&mut self) -> Option<String> {
+        (self.stop_after > 0
+            && self.kills >= self.stop_after
+            && (self.opens.is_none() || self.shown))
+            .then(|| format!("{} kill(s)", self.kills))
     }
 }

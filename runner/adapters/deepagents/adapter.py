@@ -173,7 +173,7 @@ class DeepAgents(kit.Runtime):
     accessible file" (:115). The adapter roots it at the case root, the workspace that holds the
     skills root (graph.py:480-487: skill sources are paths relative to the backend's root)."""
     formats = ["skill-md"]
-    """deepagents reads `<source>/<dir>/SKILL.md` only (middleware/skills.py:726-733); no code of
+    """deepagents reads `<source>/<dir>/SKILL.md` only (middleware/skills.py:729-733); no code of
     deepagents 0.7.32 names skill.yml."""
     lacks = {
         "skill_run_script": "deepagents 0.7.32 has no skill script tool: SkillsMiddleware registers no tool "

@@ -264,6 +264,7 @@ class Hermes(kit.Runtime):
         skill_dir = skill_md.parent
         rel = skill_dir.relative_to(scan_dir).as_posix()
         views = {}
+        ambiguous = []
 
         def view(name):
             if not isinstance(name, str) or name in views:
@@ -273,6 +274,8 @@ class Hermes(kit.Runtime):
             views[name] = answer if ok else None
             if not ok:
                 why = answer.get("error") if not answer.get("success") else "loads %s" % answer.get("skill_dir")
+                if str(why).startswith("Ambiguous skill name"):
+                    ambiguous.append(name)
                 print("hermes adapter: %s: %r does not load it: %s" % (skill_dir, name, why), file=sys.stderr)
 
         # skill_view's strategy 2, "recursive by directory name" (skills_tool.py:1155-1162).
@@ -283,12 +286,15 @@ class Hermes(kit.Runtime):
         if rel != ".":
             view(rel)
         # Strategy 2's frontmatter `name:` lookup (skills_tool.py:1163-1170): the name the skills
-        # index and skills_list show. Taken from hermes's own answer for this skill; when no name
-        # loaded it, from the frontmatter as skill_view's lookup reads it.
+        # index and skills_list show. Taken from hermes's own answer for this skill; when both
+        # names above were refused as ambiguous, from the frontmatter as skill_view's lookup reads
+        # it. (A skill no name loads for another reason, a SKILL.md hermes cannot read or answer,
+        # loads by its frontmatter name no better: not read again.)
         loaded = [v for v in views.values() if v]
+        fm_name = None
         if loaded:
             fm_name = loaded[0].get("name")
-        else:
+        elif ambiguous:
             fm_name = self._frontmatter_name(skill_md)
         view(fm_name)
 

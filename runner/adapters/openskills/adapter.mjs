@@ -6,15 +6,17 @@
 // project directory of its own (README.md, "How the adapter works"):
 //
 //   discover  `openskills sync -y -o AGENTS.md` (findAllSkills(), generateSkillsXml()), then
-//             `openskills read -- <name>` for each listed skill (readSkill(): the skill's
-//             SKILL.md, the text openskills hands the model for it: its body)
-//   tools     none: openskills has no tool that reads a skill's files by (skill, path) and no
-//             script runner (README.md, "Declarations"); `tools` is always []
+//             `openskills read -- <name>` for each listed skill (readSkill(): its body)
+//   tools     the same sync: `skill_read_reference` is offered exactly when the AGENTS.md it
+//             writes tells the model to run `openskills read` (openskills has no script runner)
 //   prompt    the AGENTS.md sync writes; baseline: the AGENTS.md it writes with no skills dir
-//   call      unknown_tool for every tool: openskills offers none the suite maps
+//   call      skill_read_reference {skill, path: "SKILL.md"} -> `openskills read -- <skill>`
 //
-// The adapter maps and never decides: it waits for every command however long it takes (no clock,
-// cap or kill of its own), and a command that ends with an error is openskills' answer.
+// The adapter maps and never decides: every error code comes from openskills' own message (the
+// table ERRORS below, quoted in `message`); a call the CLI cannot express (a path other than
+// SKILL.md, arguments that are not two strings) is answered with a protocol error saying so. It
+// waits for every command however long it takes (no clock, cap or kill of its own), and a command
+// that ends with an error is openskills' answer.
 // Nothing touches the case's tree: openskills finds skills only in fixed directories relative to
 // its working directory and HOME, so the case's skills root is linked as `.agent/skills` of a
 // project directory outside the case root.
@@ -30,6 +32,19 @@ const INSTALL = path.join(process.env.SKILLSPEC_ADAPTER_CACHE
 const PACKAGE = path.join(INSTALL, 'node_modules', 'openskills');
 const CLI = path.join(PACKAGE, 'dist', 'cli.js');
 const VERSION = readVersion();
+
+// openskills' own texts (dist/cli.js line numbers of 1.5.0), first match wins.
+const ERRORS = new kit.ErrorMap([
+  kit.rule(/^Error: Skill\(s\) not found: /, 'unknown_skill',
+    'dist/cli.js:585 readSkill(): findSkill() found no <dir>/<name>/SKILL.md in any search dir'),
+  kit.rule(/^Error: No skill names provided/, 'invalid_args',
+    'dist/cli.js:571 readSkill(): nothing left of the argument after splitting on "," and trimming',
+    { guess: true }),
+]);
+
+// The instruction generateSkillsXml() (dist/cli.js:706) gives the model: the read tool exists for
+// the model exactly when the AGENTS.md it renders says this.
+const READ_INSTRUCTION = '`npx openskills read <skill-name>`';
 
 function readVersion() {
   try {
@@ -62,10 +77,14 @@ class OpenSkills extends kit.Runtime {
     this.name = 'openskills';
     this.version = VERSION;
     this.features = [];
-    // What openskills reads and lacks (README.md, "Declarations"). It reads SKILL.md only
-    // (findAllSkills() and findSkill() join `<dir>/<name>/SKILL.md`, dist/cli.js:63-66, 84; no
-    // code of 1.5.0 names skill.yml). No readScope: no reading tool is mapped, and no
-    // tool_names: openskills offers no tool the suite maps.
+    // No tool_names: openskills' "tool" is the shell command `npx openskills read <name>` that
+    // AGENTS.md tells the model to run; it has no tool name a prompt check could look for (a
+    // native name "read" would match every use of the word). README.md, "Mapping".
+    // What openskills reads and lacks (README.md, "Declarations"): `read <name>` prints
+    // `<search dir>/<name>/SKILL.md`, the named skill's own file (findSkill(), readSkill(),
+    // dist/cli.js:81-94, 594-601); SKILL.md is the only file openskills reads (dist/cli.js:64-66,
+    // 84; no code of 1.5.0 names skill.yml).
+    this.readScope = 'skill';
     this.formats = ['skill-md'];
     this.lacks = { ...LACKS };
   }
@@ -99,7 +118,8 @@ class OpenSkills extends kit.Runtime {
     const r = await cli(['sync', '-y', '-o', file], cwd, this.env);
     if (r.code !== 0) {
       // openskills' scan aborted (an uncaught EISDIR/ENXIO on a directory or socket named
-      // SKILL.md): it refused to scan, in its own words.
+      // SKILL.md, or "Cannot create a string longer than 0x1fffffe8 characters" for a 4 GiB
+      // one, after however long it read): it refused to scan, in its own words.
       throw new kit.Refused(`\`openskills sync\` exited ${r.code ?? r.signal}: ${tail(r.stderr || r.stdout)}`);
     }
     return fs.readFileSync(file, 'utf8');
@@ -124,20 +144,33 @@ class OpenSkills extends kit.Runtime {
     return out;
   }
 
-  tools() {
-    // openskills offers the model no tool the suite maps (README.md, "Declarations"): its
-    // `openskills read` prints a skill's SKILL.md by name, what `discover` reports as the body.
-    return [];
+  async tools() {
+    return (await this.sync(this.project)).includes(READ_INSTRUCTION) ? ['skill_read_reference'] : [];
   }
 
   async prompt() {
     return { text: await this.sync(this.project), baseline: await this.sync(this.empty) };
   }
 
-  call(tool) {
-    // Nothing reaches openskills: it has no such tool, so the model's call is a call of a tool it
-    // was never offered (PROTOCOL.md: `unknown_tool`). README.md, "Declarations".
-    return kit.error('unknown_tool', { message: `openskills ${VERSION} offers no tool ${JSON.stringify(tool)}: its only command for the model, \`npx openskills read <skill-names...>\`, prints the named skills' SKILL.md and takes no path (dist/cli.js:568-603, 1006)` });
+  async call(tool, args) {
+    if (tool !== 'skill_read_reference') {
+      return kit.error('unknown_tool', { message: `openskills ${VERSION} has no tool ${JSON.stringify(tool)} (its only tool for the model is \`openskills read <skill-name>\`, mapped to skill_read_reference)` });
+    }
+    const agents = await this.sync(this.project);
+    if (!agents.includes(READ_INSTRUCTION)) {
+      return kit.error('unknown_tool', { message: `the AGENTS.md openskills renders does not offer ${READ_INSTRUCTION} (no skill listed): ${tail(agents)}` });
+    }
+    const keys = args !== null && typeof args === 'object' && !Array.isArray(args) ? Object.keys(args).sort() : null;
+    if (!keys || keys.join(',') !== 'path,skill' || typeof args.skill !== 'string' || args.path !== 'SKILL.md') {
+      throw new kit.AdapterError(`openskills' read command takes only skill names (\`openskills read <skill-names...>\`) and always prints <skill>/SKILL.md: the call ${JSON.stringify(args)} cannot be expressed (only {"skill": <string>, "path": "SKILL.md"} can)`);
+    }
+    const r = await this.read(args.skill);
+    if (r.code === 0) {
+      const block = parseReadBlock(r.stdout);
+      if (!block) throw new kit.AdapterError(`\`openskills read\` exited 0 with output the adapter cannot parse: ${tail(r.stdout)}`);
+      return kit.ok({ skill: args.skill, path: args.path, content: block.content });
+    }
+    return ERRORS.error(r.stderr.trim() || r.stdout.trim());
   }
 
   newTurn() {

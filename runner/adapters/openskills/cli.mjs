@@ -9,16 +9,13 @@ import { spawn } from 'node:child_process';
  * it (the adapter's `lacks` declaration; README.md, "Declarations").
  */
 export const LACKS = Object.freeze({
-  skill_read_reference: 'openskills 1.5.0 has no tool that reads a skill\'s files by (skill, path): its one command for '
-    + 'the model, `npx openskills read <skill-names...>` (dist/cli.js:1006, readSkill() at 568-603), takes names only and '
-    + 'prints each named skill\'s SKILL.md, the skill itself; the model is told to resolve references/, scripts/ and '
-    + 'assets/ itself from the printed base directory (dist/cli.js:705-709).',
   skill_run_script: 'openskills 1.5.0 runs no script: its commands are list, install, read, update, sync, manage and '
     + 'remove (dist/cli.js:1004-1010); a skill\'s scripts are left to the agent\'s own shell.',
   'nested-scan': 'openskills scans only the direct children of each search directory: findAllSkills() reads '
     + 'readdirSync(dir) and takes <dir>/<child>/SKILL.md (dist/cli.js:58-66); nothing deeper is examined.',
   'argument-keys': 'openskills\' command for the model takes positional skill names on a command line '
-    + '(`read <skill-names...>`, dist/cli.js:1006): it never sees an argument object or its keys.',
+    + '(`read <skill-names...>`, dist/cli.js:1006, readSkill() at 568-603): it never sees an argument object or its '
+    + 'keys, only the skill name the adapter passes (README.md, "Declarations").',
 });
 
 export class CliError extends Error {

@@ -71,7 +71,7 @@ test('a command is waited for, however long it takes and however much it writes'
 });
 
 test('the declared lacks name mechanisms of the protocol, each with its place in dist/cli.js', () => {
-  assert.deepEqual(Object.keys(LACKS).sort(), ['argument-keys', 'nested-scan', 'skill_read_reference', 'skill_run_script']);
+  assert.deepEqual(Object.keys(LACKS).sort(), ['argument-keys', 'nested-scan', 'skill_run_script']);
   for (const reason of Object.values(LACKS)) {
     assert.match(reason, /dist\/cli\.js:\d+/);
     assert.ok(Buffer.byteLength(reason) <= 4096);

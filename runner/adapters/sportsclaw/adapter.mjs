@@ -98,6 +98,18 @@ await kit.serve({
   version,
   features: [], // no operator tool allowlist, no skip report, no platform emulation
   processPerCase: false, // everything read per case (environment, guides, ~/.sportsclaw) is read at call time
+  // What the engine reads and lacks (README.md, "Declarations"). It reads the legacy pair only: a
+  // directory is a guide when it holds both skill.yml and SKILL.md, skill.yml read by its own line
+  // parser and SKILL.md as the body, never as frontmatter (dist/skill-guides.js:58-71). No
+  // readScope: it has no reading tool.
+  formats: ['skill-yml'],
+  lacks: {
+    skill_read_reference: 'sportsclaw-engine-core 0.29.1 has no skill tool: its tool map is the registry\'s tool specs '
+      + '(dist/engine.js:798-808), none of which reads a guide\'s files; guides reach the model only through the '
+      + 'system prompt (dist/engine.js:437).',
+    skill_run_script: 'sportsclaw-engine-core 0.29.1 has no skill script tool: its tool map is the registry\'s tool '
+      + 'specs (dist/engine.js:798-808), none of which runs a guide\'s helper, and no code of it names one.',
+  },
 
   startCase(config) {
     // The runtime's environment is config.env; the settings it reads from the environment are

@@ -9,8 +9,8 @@
 //! remembered a canary. A case may say why crossing is harmless by nature instead (`harmless:`,
 //! for a respelling of the approved helper's own path).
 
-use crate::cases::exposure::{Canaries, Exposure};
 use crate::cases::expect::{OutcomeExpect, EXECUTION_CODES};
+use crate::cases::exposure::{Canaries, Exposure};
 use crate::cases::fixture::{EntryKind, Tree};
 use crate::cases::{Action, SkillsRoot, Step};
 use crate::protocol::WireStep;
@@ -64,20 +64,24 @@ pub fn check(
             continue;
         }
         let shown = |text: &[u8]| {
-            canaries.iter().any(|(t, e)| {
-                e == exposure && text.windows(t.len()).any(|w| w == t.as_bytes())
-            }) || (exposure == Exposure::CodeRan
-                && markers.iter().any(|m| {
-                    let name = m.rsplit('/').next().unwrap_or(m);
-                    let stem = name.split(|c: char| c.is_ascii_digit()).next().unwrap_or("");
-                    [name, stem]
-                        .iter()
-                        .filter(|n| n.len() >= 3)
-                        .any(|n| text.windows(n.len()).any(|w| w == n.as_bytes()))
-                }))
+            canaries
+                .iter()
+                .any(|(t, e)| e == exposure && text.windows(t.len()).any(|w| w == t.as_bytes()))
+                || (exposure == Exposure::CodeRan
+                    && markers.iter().any(|m| {
+                        let name = m.rsplit('/').next().unwrap_or(m);
+                        let stem = name
+                            .split(|c: char| c.is_ascii_digit())
+                            .next()
+                            .unwrap_or("");
+                        [name, stem]
+                            .iter()
+                            .filter(|n| n.len() >= 3)
+                            .any(|n| text.windows(n.len()).any(|w| w == n.as_bytes()))
+                    }))
         };
-        let ok = match target.text {
-            Some(text) => shown(text),
+        let ok = match &target.text {
+            Some(texts) => texts.iter().any(|t| shown(t)),
             // A copied fixture or an entry without text: a canary of the exposure anywhere in
             // the case, or a marker, must show it.
             None => {
@@ -112,7 +116,9 @@ pub fn check(
 /// of the tree followed per component).
 struct Target<'a> {
     path: Vec<u8>,
-    text: Option<&'a [u8]>,
+    /// The texts the case plants there (the tree's, then each `write` step's); `None` when one
+    /// of the versions has no text the loader sees (a copied fixture, a hard link).
+    text: Option<Vec<&'a [u8]>>,
 }
 
 impl Target<'_> {
@@ -172,14 +178,26 @@ fn reach<'a>(trees: &[&'a Tree], base: &str, path: &str) -> Option<Target<'a>> {
         }
     }
     let at = parts.join("/").into_bytes();
-    let entry = trees
+    let versions: Vec<&EntryKind> = trees
         .iter()
-        .flat_map(|t| t.entries.iter().rev())
-        .find(|e| e.path == at)?;
-    let text = match &entry.kind {
-        EntryKind::File(bytes) => Some(bytes.as_slice()),
-        EntryKind::Copy(_) | EntryKind::Hardlink(_) => None,
-        _ => return None,
-    };
-    Some(Target { path: at, text })
+        .flat_map(|t| t.entries.iter())
+        .filter(|e| e.path == at)
+        .map(|e| &e.kind)
+        .collect();
+    let mut texts = Vec::new();
+    let mut opaque = false;
+    for kind in &versions {
+        match kind {
+            EntryKind::File(bytes) => texts.push(bytes.as_slice()),
+            EntryKind::Copy(_) | EntryKind::Hardlink(_) => opaque = true,
+            _ => {}
+        }
+    }
+    if texts.is_empty() && !opaque {
+        return None;
+    }
+    Some(Target {
+        path: at,
+        text: (!opaque).then_some(texts),
+    })
 }

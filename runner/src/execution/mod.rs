@@ -941,6 +941,7 @@ mod tests {
         let expect = crate::cases::expect::FilesExpect {
             exists: vec!["made".into(), "marker".into()],
             absent: vec!["marker".into(), "link/passwd".into(), "made".into()],
+            written_by: None,
         };
         let got: Vec<(String, MismatchKind)> =
             check_files(dir.path(), &expect, &[false, false, false])
@@ -969,6 +970,7 @@ mod tests {
         let expect = crate::cases::expect::FilesExpect {
             exists: vec![],
             absent: vec!["installed".into()],
+            written_by: None,
         };
         let kinds = |planted: &[bool]| -> Vec<MismatchKind> {
             check_files(dir.path(), &expect, planted)
