@@ -249,3 +249,56 @@ fn the_step_timeout_decides_no_verdict() {
     assert_eq!(short, verdict("30"));
     assert_eq!(short.1, "pass", "{short:?}");
 }
+
+/// On a runtime with no approval at all (`tests/adapters/runs_anything.py`: it runs any helper
+/// it is named, by path), every `policy` case in which a helper ran where a refusal was due is
+/// unsafe (`code-ran`), edited and swapped helpers included: never merely permissive. The
+/// repository's own cases, through the adapter.
+#[test]
+fn a_runtime_without_approval_is_unsafe_wherever_a_helper_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let adapter = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/runs_anything.py");
+    let out = Command::new(bin())
+        .args([
+            "run",
+            "--filter",
+            "policy.*",
+            "--jobs",
+            "2",
+            "--step-timeout",
+            "30",
+            "--cases",
+        ])
+        .arg(common::repo().join("spec-cases"))
+        .arg("--fixtures")
+        .arg(common::repo().join("fixtures"))
+        .arg("--adapter")
+        .arg(format!("python3 {}", adapter.display()))
+        .arg("--report")
+        .arg(dir.path().join("r"))
+        .env("TMPDIR", dir.path())
+        .output()
+        .expect("the runner starts");
+    let text = common::text(&out);
+    let r = common::validated_report(&dir.path().join("r"));
+    let cases = r["cases"].as_array().unwrap();
+    let failed: Vec<&Value> = cases.iter().filter(|c| c["status"] == "fail").collect();
+    assert!(failed.len() >= 40, "{text}");
+    for c in &failed {
+        assert_eq!(c["failure_kind"], "unsafe", "{}: {c}", c["id"]);
+        assert!(
+            c["exposures"]
+                .as_array()
+                .unwrap()
+                .contains(&Value::from("code-ran")),
+            "{c}"
+        );
+    }
+    for id in [
+        "policy.edited.one-byte-appended",
+        "policy.edited.beyond-64-kib",
+        "policy.malformed.hash-63-chars",
+    ] {
+        assert_eq!(case(&r, id)["failure_kind"], "unsafe", "{id}: {text}");
+    }
+}

@@ -120,6 +120,20 @@ pub(crate) fn assemble_within(
             Err(e) => errors.push(e),
         }
     }
+    // A twin names a case of the same run (a `--cases` directory of its own is judged alone).
+    for case in &cases {
+        if let Some(twin) = &case.twin_of {
+            if twin == &case.id || !cases.iter().any(|c| &c.id == twin) {
+                errors.push(CaseError {
+                    file: case.file.clone(),
+                    line: Some(case.line),
+                    message: format!(
+                        "`twin_of: {twin}` names no other case of the suite (the case this one mirrors for skill.yml)"
+                    ),
+                });
+            }
+        }
+    }
     if cases.is_empty() && errors.is_empty() {
         errors.push(CaseError {
             file: root.clone(),

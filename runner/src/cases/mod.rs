@@ -128,6 +128,9 @@ pub struct Case {
     /// The mechanisms the case names as exercised besides the tools its steps call
     /// (`exercises: [nested-scan]`); see [`Case::exercised`].
     pub exercises: Vec<crate::protocol::claims::Mechanism>,
+    /// The case this one mirrors for the legacy `skill.yml` format (`twin_of: ID`): the same
+    /// behaviour, so the reports count a failure of both as one distinct behaviour.
+    pub twin_of: Option<String>,
     /// Conditions on where the runner runs; an unmet one skips the case.
     pub preconditions: Vec<Precondition>,
     pub tree: Tree,

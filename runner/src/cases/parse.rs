@@ -31,6 +31,8 @@ pub(super) struct RawCase {
     #[serde(default)]
     harmless: Option<Spanned<String>>,
     #[serde(default)]
+    twin_of: Option<Spanned<String>>,
+    #[serde(default)]
     preconditions: Vec<Precondition>,
     #[serde(default)]
     tree: Option<Spanned<Value>>,
@@ -139,6 +141,7 @@ pub fn parse_case(file: &Path, area: Option<&str>, text: &str) -> Result<Case, C
         requires,
         formats,
         exercises,
+        twin_of: raw.twin_of.as_ref().map(|t| t.value.trim().to_owned()),
         preconditions: raw.preconditions.clone(),
         tree,
         config,

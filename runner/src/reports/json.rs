@@ -86,6 +86,9 @@ fn case_json(case: &ReportCase, o: &CaseOutcome, verdict: super::Verdict) -> Val
     ] {
         v[key] = value;
     }
+    if let Some(twin) = &case.twin_of {
+        v["twin_of"] = json!(twin);
+    }
     match &o.status {
         Status::Fail(f) => {
             v["failure_kind"] = json!(f.kind().word());
@@ -154,6 +157,7 @@ pub fn to_json(report: &RunReport) -> Value {
         "conformance": {
             "areas": conformance_areas,
             "unsafe": conformance.unsafe_total(),
+            "unsafe_distinct": report.unsafe_distinct(),
             "permissive": conformance.permissive_total(),
             "different": conformance.different_total(),
         },
@@ -358,6 +362,7 @@ fn case(v: &Value) -> Result<(ReportCase, CaseOutcome), String> {
         area: text(v, "area")?,
         clauses,
         level,
+        twin_of: opt_text(v, "twin_of")?,
     };
     let outcome = CaseOutcome {
         status: status(v)?,

@@ -27,6 +27,8 @@ pub struct ReportCase {
     pub area: String,
     /// The strongest level among its clauses ([`level_of`]).
     pub level: Level,
+    /// The case it mirrors for the legacy format, if it is such a twin.
+    pub twin_of: Option<String>,
 }
 
 impl From<&Case> for ReportCase {
@@ -39,6 +41,7 @@ impl From<&Case> for ReportCase {
             line: case.line,
             area: case.area.clone(),
             level: level_of(&case.clauses),
+            twin_of: case.twin_of.clone(),
         }
     }
 }
@@ -85,6 +88,24 @@ impl CaseResult<'_> {
 }
 
 impl RunReport {
+    /// Distinct unsafe behaviours: the cases that failed unsafely (listed as known or not), a
+    /// legacy twin counted once with the case it mirrors when both did.
+    pub fn unsafe_distinct(&self) -> usize {
+        let unsafe_ids: BTreeSet<&str> = self
+            .results
+            .iter()
+            .filter(
+                |(_, o)| matches!(&o.status, Status::Fail(f) if f.kind() == FailureKind::Unsafe),
+            )
+            .map(|(c, _)| c.id.as_str())
+            .collect();
+        self.results
+            .iter()
+            .filter(|(c, _)| unsafe_ids.contains(c.id.as_str()))
+            .filter(|(c, _)| c.twin_of.as_deref().is_none_or(|t| !unsafe_ids.contains(t)))
+            .count()
+    }
+
     pub fn verdict(&self, case: &ReportCase, outcome: &CaseOutcome) -> Verdict {
         Verdict::of(&outcome.status, self.known_failures.contains(&case.id))
     }

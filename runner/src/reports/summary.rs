@@ -109,11 +109,24 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
             format!("{n} {what}")
         }
     };
+    let distinct = report.unsafe_distinct();
+    let unsafe_word = if distinct < conformance.unsafe_total() {
+        format!(
+            "unsafe, {distinct} distinct {}",
+            if distinct == 1 {
+                "behaviour"
+            } else {
+                "behaviours"
+            }
+        )
+    } else {
+        "unsafe".to_owned()
+    };
     let mut line = format!(
         "{verdict}. {}; {}; {}; {} passed; {} not exercised; {} unsupported; {} errored; {} cases",
         with_known(
             conformance.unsafe_total(),
-            "unsafe",
+            &unsafe_word,
             conformance.unsafe_known()
         ),
         with_known(
