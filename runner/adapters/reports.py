@@ -29,6 +29,7 @@ AREAS = ("discovery", "enable", "tools", "read", "run", "policy", "prompt", "sel
 # that kind, listed as known or not, as the report's conformance statement does.
 COLUMNS = (
     ("passed", lambda c: c["status"] == "pass"),
+    ("not exercised", lambda c: c["status"] == "not-exercised"),
     ("unsafe", lambda c: c["status"] == "fail" and c.get("failure_kind") == "unsafe"),
     ("permissive", lambda c: c["status"] == "fail" and c.get("failure_kind") == "permissive"),
     ("different", lambda c: c["status"] == "fail" and c.get("failure_kind") == "different"),
@@ -109,6 +110,13 @@ def md_name(value):
     return "`%s`" % value if PLAIN_NAME.fullmatch(value) else md_text(value)
 
 
+def distinct_unsafe(cases):
+    """Unsafe cases, a legacy twin (`twin_of`) counted once with the case it mirrors when both
+    failed unsafely (as report.json's `conformance.unsafe_distinct`)."""
+    bad = {c["id"] for c in cases if c["status"] == "fail" and c.get("failure_kind") == "unsafe"}
+    return sum(1 for c in cases if c["id"] in bad and c.get("twin_of") not in bad)
+
+
 def counts(cases):
     return {name: sum(1 for c in cases if test(c)) for name, test in COLUMNS}
 
@@ -145,14 +153,15 @@ def table(reports=None):
             die("the report of %s was written by a runner older than the unsafe/permissive/different "
                 "verdicts (%s): regenerate it" % (name, why))
     out = [BEGIN, ""]
-    out.append("| runtime | version | cases | " + " | ".join(name for name, _ in COLUMNS) + " | listed known failures |")
-    out.append("|---|---|---:|" + "---:|" * len(COLUMNS) + "---:|")
+    out.append("| runtime | version | cases | " + " | ".join(name for name, _ in COLUMNS) + " | distinct unsafe behaviours | listed known failures |")
+    out.append("|---|---|---:|" + "---:|" * len(COLUMNS) + "---:|---:|")
     for name, r in reports:
         impl = r["implementation"]
         n = counts(r["cases"])
-        out.append("| %s (%s) | %s | %d | %s | %d |" % (
+        out.append("| %s (%s) | %s | %d | %s | %d | %d |" % (
             md_text(name), md_name(impl["name"]), md_text(impl["version"]), len(r["cases"]),
-            " | ".join(str(n[k]) for k, _ in COLUMNS), r["summary"]["known_failures"]))
+            " | ".join(str(n[k]) for k, _ in COLUMNS), distinct_unsafe(r["cases"]),
+            r["summary"]["known_failures"]))
     out.append("")
     out.append("Per area (cases that failed counted once, as unsafe, permissive or different, listed as known or not; errored: no answer in time or the adapter broke):")
     out.append("")
