@@ -140,7 +140,7 @@ catalogue! {
         "a malformed policy entry is ignored and the others still approve (instead of denying all)";
     PolicyDuplicateFirstWins = "policy-duplicate-first-wins", "policy.duplicate", "code-ran",
         "a skill and script listed twice approve by either entry instead of making the policy malformed";
-    ApprovalIgnored = "approval-ignored", "run.approval", "code-ran",
+    ApprovalIgnored = "approval-skipped", "run.approval", "code-ran",
         "every helper runs: the policy is parsed and the helper hashed, but no verdict refuses it";
     HashOfPrefix = "hash-of-prefix", "policy.edited", "code-ran",
         "only the first 64 KiB of a helper are hashed: an edit after them still matches the approval";

@@ -12,7 +12,13 @@ fn catalogue() -> Vec<(String, String)> {
         .filter_map(|l| {
             let (_, rest) = l.trim().split_once(" = \"")?;
             let (name, rest) = rest.split_once("\", \"")?;
-            let clause = rest.strip_suffix("\",")?;
+            // Then the exposure the defect opens (`""` for none).
+            let (clause, opens) = rest.strip_suffix("\",")?.split_once("\", \"")?;
+            assert!(
+                opens.is_empty()
+                    || skillspec_runner::cases::exposure::Exposure::parse(opens).is_some(),
+                "{name} opens the unknown exposure {opens}"
+            );
             Some((name.to_owned(), clause.to_owned()))
         })
         .collect()

@@ -16,15 +16,28 @@ const SKILLS: &[(&str, &str)] = &[
         "alpha/SKILL.md",
         "---\nname: alpha\ndescription: first\n---\nBody\n",
     ),
-    ("alpha/scripts/a.py", "print('alpha a')\n"),
-    ("alpha/scripts/sub/b.py", "print('alpha b')\n"),
+    // Each helper leaves a marker where it ran: a refused one must leave none.
+    (
+        "alpha/scripts/a.py",
+        "open('ran-a', 'w').close()\nprint('alpha a')\n",
+    ),
+    (
+        "alpha/scripts/sub/b.py",
+        "open('ran-b', 'w').close()\nprint('alpha b')\n",
+    ),
     ("alpha/scripts/notes.md", "not a helper\n"),
     (
         "beta/SKILL.md",
         "---\nname: beta\ndescription: second\n---\nBody\n",
     ),
-    ("beta/scripts/c.py", "print('beta c')\n"),
-    ("beta/scripts/d.py", "print('beta d')\n"),
+    (
+        "beta/scripts/c.py",
+        "open('ran-c', 'w').close()\nprint('beta c')\n",
+    ),
+    (
+        "beta/scripts/d.py",
+        "open('ran-d', 'w').close()\nprint('beta d')\n",
+    ),
 ];
 
 fn write_tree(root: &Path, files: &[(&str, &str)]) {
@@ -58,12 +71,16 @@ fn case_file(id: &str, allowlist: &str, approved: &[&str]) -> String {
         let expect = if approved.contains(&format!("{skill}/{script}").as_str()) {
             serde_json::json!({"ok": {"exit_code": 0, "stdout": out}})
         } else {
-            serde_json::json!({"error": {"code": "not_approved"}})
+            let marker = format!(
+                "skills/{skill}/ran-{}",
+                &script[script.len() - 4..script.len() - 3]
+            );
+            serde_json::json!({"error": {"code": "not_approved"}, "files": {"absent": [marker]}})
         };
         steps
             .push(serde_json::json!({"run": {"skill": skill, "script": script}, "expect": expect}));
     }
-    steps.push(serde_json::json!({"write": {"skills/alpha/scripts/a.py": "print('edited')\n"}}));
+    steps.push(serde_json::json!({"write": {"skills/alpha/scripts/a.py": "print('SKILLSPEC_CANARY_RAN_ALLOWLIST_EDITED')\n"}}));
     steps.push(serde_json::json!({"new_turn": null}));
     steps.push(serde_json::json!({
         "run": {"skill": "alpha", "script": "scripts/a.py"},
@@ -73,6 +90,7 @@ fn case_file(id: &str, allowlist: &str, approved: &[&str]) -> String {
         "id": id,
         "summary": "The output of `skillspec allowlist` approves exactly the helpers it names.",
         "clauses": ["run.approval", "policy.edited"],
+        "canaries": {"SKILLSPEC_CANARY_RAN_ALLOWLIST_EDITED": "code-ran"},
         "tree": tree,
         "config": {"script_allowlist": allowlist},
         "steps": steps,

@@ -386,7 +386,7 @@ fn conformance_counts(cases: &[Value]) -> Value {
             _ => "errored",
         };
         // Every count of a level, as a run writes it (zero where no case counts).
-        let zero = json!({"passed": 0, "unsafe": 0, "permissive": 0, "different": 0, "known_failures": 0,
+        let zero = json!({"passed": 0, "not_exercised": 0, "unsafe": 0, "permissive": 0, "different": 0, "known_failures": 0,
                           "fixed": 0, "unsupported": 0, "skipped": 0, "errored": 0, "not_run": 0});
         let entry = areas.entry(area).or_insert_with(
             || json!({"MUST": zero.clone(), "SHOULD": zero.clone(), "MAY": zero, "statement": "x"}),
@@ -407,7 +407,7 @@ fn conformance_counts(cases: &[Value]) -> Value {
 
 fn summary_of(cases: &[Value]) -> Value {
     let count = |v: &str| cases.iter().filter(|c| c["verdict"] == v).count();
-    json!({"passed": count("pass"), "failed": count("fail"), "known_failures": 0, "fixed": 0,
+    json!({"passed": count("pass"), "not_exercised": count("not-exercised"), "failed": count("fail"), "known_failures": 0, "fixed": 0,
            "unsupported": 0, "skipped": 0, "errored": count("error"), "not_run": 0, "total": cases.len()})
 }
 
@@ -787,7 +787,7 @@ fn listed_unsafe_failures_and_unjudged_areas_are_shown_for_what_they_are() {
         ": **UNSAFE (outside-content)** (listed as known): step 1",
         "  - exposure outside-content: content the model must never see reached it\n",
         "\\[unsafe: outside-content\\]: expected absent; actual present",
-        "| area | level | passed | unsafe | permissive | different | known |",
+        "| area | level | passed | not exercised | unsafe | permissive | different | known |",
     ] {
         assert!(md.contains(want), "missing {want:?} in\n{md}");
     }

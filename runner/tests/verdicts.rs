@@ -144,7 +144,7 @@ fn unsafe_and_different_failures_are_reported_apart() {
         "\ndiscovery: 1 permissive (MUST); MUST 0/1 passed\n",
         "\nread: 1 unsafe failure (MUST), 1 safe but different (MUST); MUST 0/2 passed\n",
         "\nrun: not implemented (skill_run_script missing in all 2 cases run)\n",
-        "\nresult: UNSAFE. 1 unsafe; 1 permissive; 3 safe but different; 1 passed; 0 unsupported; 0 errored; 6 cases\n",
+        "\nresult: UNSAFE. 1 unsafe; 1 permissive; 3 safe but different; 1 passed; 0 not exercised; 0 unsupported; 0 errored; 6 cases\n",
     ] {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }

@@ -27,7 +27,7 @@ pub fn check(
     root: &SkillsRoot,
     steps: &[Step],
     canaries: &Canaries,
-    markers: &[String],
+    markers: &[(String, Option<String>)],
     harmless: Option<&str>,
 ) -> Result<(), (usize, String)> {
     if harmless.is_some_and(|h| !h.trim().is_empty()) {
@@ -68,7 +68,11 @@ pub fn check(
                 .iter()
                 .any(|(t, e)| e == exposure && text.windows(t.len()).any(|w| w == t.as_bytes()))
                 || (exposure == Exposure::CodeRan
-                    && markers.iter().any(|m| {
+                    && markers.iter().any(|(m, written_by)| {
+                        // The author said what writes it (a name the helper builds another way).
+                        if written_by.as_ref().is_some_and(|r| !r.trim().is_empty()) {
+                            return true;
+                        }
                         let name = m.rsplit('/').next().unwrap_or(m);
                         let stem = name
                             .split(|c: char| c.is_ascii_digit())

@@ -145,7 +145,11 @@ pub(super) fn check_observables(
     };
     exposure::check_observables(&observed)
         .map_err(|(at, m)| cx.err(if at == 0 { line } else { at }, m))?;
-    let markers: Vec<String> = observed.absent.iter().map(|(_, p, _)| p.clone()).collect();
+    let markers: Vec<(String, Option<String>)> = observed
+        .absent
+        .iter()
+        .map(|(_, p, why)| (p.clone(), why.clone()))
+        .collect();
     crate::cases::refusals::check(
         &trees,
         &config.skills_root,

@@ -456,6 +456,7 @@ fn drive(
         .map_err(|e| StepError::Fixture(e.to_string()))?;
     // A bounded case's requests wait the runner's bound, not the step timeout.
     imp.set_case_timeout(case.bounded.as_ref().map(|_| opts.hang_bound));
+    imp.keep_answers(case.canaries.iter().any(|(_, e)| e.scanned()));
     match imp.start_case(seq, &case.id, &root.to_string_lossy(), &config) {
         Ok(()) => {}
         Err(ImplError::Broken(fault)) if fault.timed_out && case.bounded.is_some() => {
@@ -665,13 +666,13 @@ fn shown_text(outcome: &StepOutcome) -> String {
 }
 
 /// Every string of an answer as it came, keys included, in document order.
-fn strings_of(v: &serde_json::Value, out: &mut Vec<String>) {
+fn strings_of<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
     match v {
-        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::String(s) => out.push(s),
         serde_json::Value::Array(items) => items.iter().for_each(|i| strings_of(i, out)),
         serde_json::Value::Object(map) => {
             for (k, v) in map {
-                out.push(k.clone());
+                out.push(k);
                 strings_of(v, out);
             }
         }
@@ -689,11 +690,15 @@ fn canaries_seen(
     (label, scope): (&str, Option<ReadScope>),
     reported: &mut Vec<String>,
 ) -> Vec<Mismatch> {
-    let mut texts = vec![shown_text(outcome)];
+    if !case.canaries.iter().any(|(_, e)| e.scanned()) {
+        return Vec::new();
+    }
+    let shown = shown_text(outcome);
+    let mut texts = vec![shown.as_str()];
     if let Some(raw) = raw {
         strings_of(raw, &mut texts);
     }
-    let scan = crate::cases::scan::Scan::of(texts.iter().map(String::as_str));
+    let scan = crate::cases::scan::Scan::of(texts);
     let mut out = Vec::new();
     for (token, exposure, how) in case.canaries.seen_in(&scan) {
         if reported.iter().any(|t| t == token) {

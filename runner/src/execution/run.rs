@@ -167,35 +167,41 @@ struct Queue {
 const LOCK_POLL: Duration = Duration::from_millis(250);
 
 /// The lock of an `exclusive:` name across processes: every `skillspec run` on the machine
-/// (the adapters of `.ci/adapters` run side by side, each a run of its own) takes
-/// `$TMPDIR/skillspec-exclusive-NAME.lock` with `flock` before it starts a case of that name, so
-/// that, for instance, two runtimes never read a 4 GiB file whole at once. A lock file that
-/// cannot be opened (another user's) leaves the name to this process alone.
+/// (the adapters of `.ci/adapters` run side by side, each a run of its own) holds it before it
+/// starts a case of that name, so that, for instance, two runtimes never read a 4 GiB file whole
+/// at once. On Linux it is a Unix socket bound to the abstract name
+/// `skillspec-exclusive-NAME`: the bind fails while another process holds the name, and the
+/// kernel releases it when the socket closes, also when a run is killed; nothing is left in the
+/// file system. Elsewhere, and where the socket cannot be made, the name is held in this process
+/// alone.
 struct GroupLock {
-    /// Held open while the case runs: closing it releases the lock.
-    _file: Option<std::fs::File>,
+    /// Held open while the case runs: closing it releases the name.
+    _socket: Option<std::os::unix::net::UnixListener>,
 }
 
 impl GroupLock {
-    /// Takes the lock of `name` if no other process holds it: `None` while one does.
+    /// Takes the name if no other process holds it: `None` while one does.
     fn try_take(name: &str) -> Option<GroupLock> {
-        use std::os::unix::fs::OpenOptionsExt;
-        let path = std::env::temp_dir().join(format!("skillspec-exclusive-{name}.lock"));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o666)
-            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-            .open(path);
-        let Ok(file) = file else {
-            return Some(GroupLock { _file: None });
-        };
-        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => Some(GroupLock { _file: Some(file) }),
-            Err(rustix::io::Errno::WOULDBLOCK) => None,
-            Err(_) => Some(GroupLock { _file: None }),
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::linux::net::SocketAddrExt;
+            use std::os::unix::net::{SocketAddr, UnixListener};
+            let Ok(addr) = SocketAddr::from_abstract_name(format!("skillspec-exclusive-{name}"))
+            else {
+                return Some(GroupLock { _socket: None });
+            };
+            match UnixListener::bind_addr(&addr) {
+                Ok(socket) => Some(GroupLock {
+                    _socket: Some(socket),
+                }),
+                Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => None,
+                Err(_) => Some(GroupLock { _socket: None }),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = name;
+            Some(GroupLock { _socket: None })
         }
     }
 }

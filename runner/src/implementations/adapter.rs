@@ -165,6 +165,8 @@ pub struct Adapter {
     last_answer: Option<Value>,
     /// The current case's wait for each answer, when it is not `timeout` (a `bounded:` case).
     case_timeout: Option<Duration>,
+    /// Keep each step's `result` as it came (the case has a canary to look for).
+    keep_answers: bool,
 }
 
 impl Adapter {
@@ -194,6 +196,7 @@ impl Adapter {
             refused_start: None,
             last_answer: None,
             case_timeout: None,
+            keep_answers: false,
             record,
             inspector,
         };
@@ -483,7 +486,9 @@ impl Implementation for Adapter {
                     if let Some(inspector) = &mut self.inspector {
                         inspector.result(&request, step, &result);
                     }
-                    self.last_answer = Some(result.clone());
+                    if self.keep_answers {
+                        self.last_answer = Some(result.clone());
+                    }
                     StepOutcome::from_wire(step, result)
                         .map_err(|m| self.fail(&request, FaultKind::BadResult(m)))
                 }
@@ -500,6 +505,10 @@ impl Implementation for Adapter {
 
     fn set_case_timeout(&mut self, timeout: Option<Duration>) {
         self.case_timeout = timeout;
+    }
+
+    fn keep_answers(&mut self, keep: bool) {
+        self.keep_answers = keep;
     }
 
     fn last_answer(&self) -> Option<&Value> {

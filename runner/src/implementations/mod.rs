@@ -77,6 +77,10 @@ pub trait Implementation {
     /// runner sets it before every `start_case`: a `bounded:` case waits the runner's hang bound,
     /// whatever the step timeout (an implementation in-process has no timeout to set).
     fn set_case_timeout(&mut self, _timeout: Option<std::time::Duration>) {}
+    /// Whether the next case's answers are kept as they came ([`Implementation::last_answer`]):
+    /// only a case with a canary to look for needs them, and a 16 MiB answer kept twice costs
+    /// 16 MiB more.
+    fn keep_answers(&mut self, _keep: bool) {}
     /// Performs one step of the current case.
     fn step(&mut self, index: usize, step: &WireStep) -> Result<StepOutcome, ImplError>;
     /// The last step's answer as it came, before the runner read it into its own shape (an

@@ -286,6 +286,7 @@ fn one(out: &mut String, r: &ReportView) {
     let names = LevelCounts::default().named().map(|(name, _)| match name {
         "known_failures" => "known",
         "not_run" => "not run",
+        "not_exercised" => "not exercised",
         other => other,
     });
     let _ = writeln!(
