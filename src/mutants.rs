@@ -142,8 +142,8 @@ catalogue! {
         "a skill and script listed twice approve by either entry instead of making the policy malformed";
     ApprovalIgnored = "approval-skipped", "run.approval", "code-ran",
         "every helper runs: the policy is parsed and the helper hashed, but no verdict refuses it";
-    HashOfPrefix = "hash-of-prefix", "policy.edited", "code-ran",
-        "only the first 64 KiB of a helper are hashed: an edit after them still matches the approval";
+    HashOfPrefix = "hash-compared-on-prefix", "run.approval", "code-ran",
+        "the helper's hash and the policy's are compared on their first 4 hex digits only";
     PolicySkillCaseInsensitive = "policy-skill-case-insensitive", "run.approval", "code-ran",
         "the policy's skill id is compared case-insensitively";
     // Execution.
@@ -151,7 +151,7 @@ catalogue! {
         "the interpreter is given the helper's path and reads it from disk instead of running the hashed bytes";
     InterpreterPathFromSkillDir = "interpreter-path-from-skill-dir", "run.exec", "code-ran",
         "the interpreter is looked up in PATH at call time with relative entries taken from the skill directory";
-    CwdByPath = "cwd-by-path", "run.exec", "",
+    CwdByPath = "cwd-by-path", "run.exec", "outside-content",
         "the working directory is entered by the configured root path and skill path, not by the checked descriptor";
     InheritedDescriptorLeak = "inherited-descriptor-leak", "run.exec", "secret",
         "descriptors above 2 are not closed before the interpreter starts: the helper inherits the runtime's pipes";
@@ -161,9 +161,9 @@ catalogue! {
         "HOME is passed to the helper";
     EnvLeaksCredential = "env-leaks-credential", "run.env", "secret",
         "one credential variable (GITHUB_TOKEN) is passed to the helper";
-    KillChildOnly = "kill-child-only", "run.process-group", "process-outlived",
+    KillChildOnly = "kill-child-only", "run.process-group", "code-ran",
         "at the end of a run only the helper itself is killed, not its group or descendants";
-    KillGroupOnly = "kill-group-only", "run.process-group", "process-outlived",
+    KillGroupOnly = "kill-group-only", "run.process-group", "code-ran",
         "the helper's process group is killed, but descendants that left the group are not tracked";
     OutputCapTruncates = "output-cap-truncates", "run.output-cap", "",
         "at the output cap the output is truncated and the call succeeds instead of failing with output_limit";
@@ -188,13 +188,13 @@ catalogue! {
         "a skill whose requirements are not met is still selected";
     TrustShadowingReversed = "trust-shadowing-reversed", "trust.levels", "",
         "later directories shadow earlier ones (installed wins over user)";
-    TrustShadowingSkillDirsOnly = "trust-shadowing-skill-dirs-only", "trust.levels", "",
+    TrustShadowingSkillDirsOnly = "trust-shadowing-skill-dirs-only", "trust.levels", "code-ran",
         "only skill directories shadow: a user symlink or file of the name lets the installed skill load";
-    TrustCeilingIgnoresInstalled = "trust-ceiling-ignores-installed", "trust.attenuation", "",
+    TrustCeilingIgnoresInstalled = "trust-ceiling-ignores-installed", "trust.attenuation", "removed-tool",
         "the tool ceiling is lowered only when every active skill is installed, not when any is";
     TrustCeilingNotApplied = "trust-ceiling-not-applied", "trust.attenuation", "removed-tool",
         "the tool ceiling is only reported: the runtime still offers and runs skill_install and skill_remove";
-    ArchiveLinkAccepted = "archive-link-accepted", "skills.lifecycle", "outside-content",
+    ArchiveLinkAccepted = "archive-link-accepted", "skills.lifecycle", "code-ran",
         "an archive entry that is a symlink is accepted (extracted as a file) instead of refusing the archive";
     // Profile `hitl`.
     HitlInvisibleArgsAllowed = "hitl-invisible-args-allowed", "hitl.confirm", "code-ran",

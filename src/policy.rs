@@ -199,6 +199,7 @@ mod mutated {
             Some(Mutant::PolicyDuplicateFirstWins) => &DUPLICATES_ALLOWED,
             Some(Mutant::PolicyUppercaseHex) => &ANY_CASE_HEX,
             Some(Mutant::PolicySkillCaseInsensitive) => &ANY_CASE_SKILL,
+            Some(Mutant::HashOfPrefix) => &HASH_PREFIX,
             _ => &STEPS,
         }
     }
@@ -218,6 +219,10 @@ mod mutated {
     };
     const ANY_CASE_SKILL: Steps = Steps {
         same_skill: same_ignoring_ascii_case,
+        ..STEPS
+    };
+    const HASH_PREFIX: Steps = Steps {
+        same_hash: |a, b| a.get(..4).is_some() && a.get(..4) == b.get(..4),
         ..STEPS
     };
 

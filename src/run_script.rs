@@ -530,7 +530,6 @@ mod mutated {
             Some(Mutant::ReplayCaseInsensitiveOff) => &ANY_CASE_OFF,
             Some(Mutant::HashOnceCached) => &HASH_CACHED,
             Some(Mutant::ApprovalIgnored) => &APPROVAL_IGNORED,
-            Some(Mutant::HashOfPrefix) => &HASH_OF_PREFIX,
             Some(Mutant::InterpreterPathFromSkillDir) => &INTERPRETER_FROM_SKILL_DIR,
             Some(Mutant::CwdByPath) => &CWD_BY_PATH,
             Some(Mutant::RunFromDisk) => &FROM_DISK,
@@ -555,10 +554,6 @@ mod mutated {
     };
     const APPROVAL_IGNORED: Steps = Steps {
         verdict: |_, _, _, _| Ok(()),
-        ..STEPS
-    };
-    const HASH_OF_PREFIX: Steps = Steps {
-        digest: |_, _, bytes| sha256_of(&bytes[..bytes.len().min(64 * 1024)]),
         ..STEPS
     };
     const INTERPRETER_FROM_SKILL_DIR: Steps = Steps {
