@@ -5,6 +5,7 @@ reports/README.md generated from them, and the comparison of a fresh run with th
     python3 runner/adapters/reports.py table --write   # rewrite the table in reports/README.md
     python3 runner/adapters/reports.py table --check   # exit 1 when the table disagrees with the reports
     python3 runner/adapters/reports.py compare COMMITTED.json FRESH.json
+    python3 runner/adapters/reports.py known-failures LIST FRESH.json   # rewrite LIST from a run without it
 
 The table sits between the markers `<!-- adapters-table:begin -->` and `<!-- adapters-table:end -->`;
 everything else in reports/README.md is hand-written. `compare` exits 1 when a case's status,
@@ -242,11 +243,84 @@ def cmd_compare(args):
     return 0
 
 
+def auto_reason(c):
+    """A known-failures reason for a case a fresh run failed and the list did not have: its kind
+    (and exposures), the first mismatch's check, and its clauses."""
+    clauses = ", ".join(c.get("clauses") or [])
+    if c["status"] != "fail":
+        return "ERROR: %s (%s)" % (md_line(c.get("error") or "the adapter broke"), clauses)
+    kind = (c.get("failure_kind") or "different").upper()
+    if c.get("exposures"):
+        kind += " (%s)" % ", ".join(c["exposures"])
+    first = (c.get("mismatches") or [{}])[0].get("what", "")
+    return "%s: %s (%s)" % (kind, md_line(first), clauses)
+
+
+def md_line(text):
+    """`text` on one line, at most 140 characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= 140 else text[:139] + "…"
+
+
+def cmd_known_failures(args):
+    """Rewrites a known-failures list from a fresh report of a run made without it (or with an
+    empty one): every line of a case that still fails or errors is kept with its reason and group;
+    lines of cases that pass now (or are no longer in the suite) go; each case that fails and was
+    not listed is added under a last group, with a reason from its report (its kind, exposures,
+    first mismatch and clauses: review it and move it to the group of its deviation). A group's
+    `(N)` count is recomputed."""
+    if len(args) != 2:
+        die("usage: reports.py known-failures LIST FRESH.json")
+    path, fresh = args
+    report = load(fresh)
+    failing = {c["id"]: c for c in report["cases"] if c["status"] in ("fail", "error")}
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    kept, listed = [], set()
+    for line in lines:
+        case = line.split("#", 1)[0].strip()
+        if not case:
+            kept.append(line)
+        elif case in failing:
+            kept.append(line)
+            listed.add(case)
+    new = sorted(set(failing) - listed)
+    if new:
+        kept.append("")
+        kept.append("# == Judged since the last regeneration (the run's own words: kind, first mismatch, clauses). (%d)" % len(new))
+        width = max(len(c) for c in new) + 2
+        for case in new:
+            kept.append("%s# %s" % (case.ljust(width), auto_reason(failing[case])))
+    # Each group header's `(N)`: the ids below it up to the next header; a group left empty goes.
+    out = []
+    for i, line in enumerate(kept):
+        if line.startswith("# == ") and re.search(r"\(\d+\)\s*$", line):
+            n = 0
+            for after in kept[i + 1:]:
+                if after.startswith("# == "):
+                    break
+                if after.split("#", 1)[0].strip():
+                    n += 1
+            if n == 0:
+                continue
+            line = re.sub(r"\(\d+\)\s*$", "(%d)" % n, line)
+        out.append(line)
+    # No blank runs left by removed groups.
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out).rstrip("\n") + "\n")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("reports.py: %s: %d listed (%d kept, %d added, %d removed)"
+          % (path, len(failing), len(listed), len(new), sum(1 for l in lines if l.split("#", 1)[0].strip()) - len(listed)))
+    return 0
+
+
 def main(argv):
     if len(argv) >= 1 and argv[0] == "table":
         return cmd_table(argv[1:])
     if len(argv) >= 1 and argv[0] == "compare":
         return cmd_compare(argv[1:])
+    if len(argv) >= 1 and argv[0] == "known-failures":
+        return cmd_known_failures(argv[1:])
     die("usage: reports.py table --check|--write  |  reports.py compare COMMITTED.json FRESH.json")
 
 
