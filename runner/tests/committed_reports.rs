@@ -187,7 +187,7 @@ fn reports_py_escapes_what_an_adapter_wrote() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("Ran 6 tests"), "{text}");
+    assert!(text.contains("Ran 7 tests"), "{text}");
 }
 
 /// The HTML overview counts a runtime's unsafe and different failures whether or not they are
