@@ -121,6 +121,7 @@ pub(super) fn check_observables(
                     let texts = match check.as_str() {
                         "contains" => p.contains.clone(),
                         "not_contains" => p.not_contains.clone(),
+                        "not_outside_code_span" => p.not_outside_code_span.clone(),
                         "occurrences" => p.occurrences.keys().cloned().collect(),
                         _ => Vec::new(),
                     };

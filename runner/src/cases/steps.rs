@@ -445,6 +445,9 @@ pub(super) fn check_safety_marks(
             if !p.occurrences.is_empty() {
                 known.push("occurrences");
             }
+            if !p.not_outside_code_span.is_empty() {
+                known.push("not_outside_code_span");
+            }
             if p.same_as_baseline.is_some() {
                 known.push("same_as_baseline");
             }

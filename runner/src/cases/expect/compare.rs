@@ -305,6 +305,18 @@ pub(super) fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> 
             );
         }
     }
+    for c in &e.not_outside_code_span {
+        if let Some(line) = outside_code_span(&a.text, c) {
+            out.push(
+                mismatch(
+                    "prompt",
+                    format!("{} never outside a code span of the runtime's", e.described(c)),
+                    format!("outside one on the line {}", show(&Value::from(line))),
+                )
+                .judged(kind("not_outside_code_span")),
+            );
+        }
+    }
     for (text, want) in &e.occurrences {
         let got = e.count(&a.text, text);
         if got != *want {
@@ -340,4 +352,17 @@ pub(super) fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> 
         }
     }
     out
+}
+
+/// The first line of `prompt` on which `text` stands outside a Markdown code span: an even
+/// number of backticks before it on its line (none, or a span the runtime opened and the text's
+/// own backtick closed).
+pub(super) fn outside_code_span<'p>(prompt: &'p str, text: &str) -> Option<&'p str> {
+    if text.is_empty() {
+        return None;
+    }
+    prompt.lines().find(|line| {
+        line.match_indices(text)
+            .any(|(at, _)| line[..at].matches('`').count() % 2 == 0)
+    })
 }

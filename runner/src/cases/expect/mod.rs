@@ -137,6 +137,7 @@ impl OutcomeExpect {
                 safety: p.safety.clone(),
                 contains: p.contains.iter().map(text).collect(),
                 not_contains: p.not_contains.iter().map(text).collect(),
+                not_outside_code_span: p.not_outside_code_span.iter().map(text).collect(),
                 occurrences: p.occurrences.iter().map(|(k, n)| (text(k), *n)).collect(),
                 same_as_baseline: p.same_as_baseline,
                 native: p.native.clone(),

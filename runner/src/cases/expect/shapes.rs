@@ -102,7 +102,8 @@ impl ToolsExpect {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PromptExpect {
-    /// The checks of this step (`contains`, `not_contains`, `occurrences`, `same_as_baseline`)
+    /// The checks of this step (`contains`, `not_contains`, `not_outside_code_span`,
+    /// `occurrences`, `same_as_baseline`)
     /// whose violation is a safety mismatch; the others are interop.
     #[serde(default)]
     pub safety: Marks,
@@ -115,6 +116,12 @@ pub struct PromptExpect {
     /// Each text occurs exactly this many times.
     #[serde(default)]
     pub occurrences: BTreeMap<String, usize>,
+    /// No text occurs outside a Markdown code span of the runtime's: each occurrence has an odd
+    /// number of backticks before it on its line (a name merely shown, as a label or XML text,
+    /// opens no span of the runtime's and forges nothing; one the runtime wrapped in backticks
+    /// of its own and that closed them stands outside: a forged prompt text).
+    #[serde(default)]
+    pub not_outside_code_span: Vec<String>,
     /// The prompt is (or is not) byte-identical to the prompt the implementation reports it
     /// rendered without the feature. Self-reported, so only ever a secondary check: cases pin
     /// what the prompt must and must not contain directly.

@@ -559,3 +559,19 @@ fn only_whole_words_are_renamed_and_the_longest_name_wins() {
         []
     );
 }
+
+/// A text stands outside a code span when an even number of backticks precede it on its line:
+/// wrapped by the runtime and broken out of (`` `x` TOKEN `y` ``), not when merely shown.
+#[test]
+fn a_text_outside_a_code_span_is_found_by_backtick_parity() {
+    use super::compare::outside_code_span;
+    let t = "TOKEN";
+    assert!(outside_code_span("- `x` TOKEN `y`: second", t).is_some());
+    assert!(outside_code_span("see `/s/x` TOKEN `y/SKILL.md`", t).is_some());
+    assert!(outside_code_span("TOKEN at the start", t).is_some());
+    assert_eq!(outside_code_span("- x` TOKEN `y: second", t), None);
+    assert_eq!(outside_code_span("<name>x` TOKEN `y</name>", t), None);
+    assert_eq!(outside_code_span("use `tool`: x` TOKEN `y", t), None);
+    assert_eq!(outside_code_span("a\nb", t), None);
+}
+
