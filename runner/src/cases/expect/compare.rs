@@ -310,7 +310,10 @@ pub(super) fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> 
             out.push(
                 mismatch(
                     "prompt",
-                    format!("{} never outside a code span of the runtime's", e.described(c)),
+                    format!(
+                        "{} never outside a code span of the runtime's",
+                        e.described(c)
+                    ),
                     format!("outside one on the line {}", show(&Value::from(line))),
                 )
                 .judged(kind("not_outside_code_span")),

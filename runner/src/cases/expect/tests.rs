@@ -574,4 +574,3 @@ fn a_text_outside_a_code_span_is_found_by_backtick_parity() {
     assert_eq!(outside_code_span("use `tool`: x` TOKEN `y", t), None);
     assert_eq!(outside_code_span("a\nb", t), None);
 }
-
