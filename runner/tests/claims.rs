@@ -7,9 +7,7 @@
 //! - a canary read inside the declared read scope is permissive, outside it unsafe.
 
 mod common;
-use common::{bin, case};
-use std::path::PathBuf;
-use std::process::Command;
+use common::case;
 
 use serde_json::Value;
 
@@ -38,25 +36,18 @@ const CASES: &[(&str, &str)] = &[
 /// Runs the cases against the adapter declaring `claims` (and `features`); the report.
 fn run(claims: &str) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
-    for (file, text) in CASES {
-        let path = dir.path().join(format!("cases/{file}.yaml"));
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text.replace("ALPHA", ALPHA)).unwrap();
-    }
-    let adapter = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/claims.py");
-    let out = Command::new(bin())
-        .args(["run", "--step-timeout", "10", "--cases"])
-        .arg(dir.path().join("cases"))
-        .arg("--adapter")
-        .arg(format!("python3 {}", adapter.display()))
-        .arg("--report")
-        .arg(dir.path().join("r"))
-        .env("TMPDIR", dir.path())
-        .env("SKILLSPEC_TEST_CLAIMS", claims)
-        .output()
-        .expect("the runner starts");
-    let text = common::text(&out);
-    (common::validated_report(&dir.path().join("r")), text)
+    let cases: Vec<(&str, String)> = CASES
+        .iter()
+        .map(|(f, t)| (*f, t.replace("ALPHA", ALPHA)))
+        .collect();
+    let r = common::run_cases(
+        dir.path(),
+        &cases,
+        "claims.py",
+        &["--step-timeout", "10"],
+        &[("SKILLSPEC_TEST_CLAIMS", claims)],
+    );
+    (r.report, r.text)
 }
 
 #[test]

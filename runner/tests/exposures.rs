@@ -41,39 +41,26 @@ const CASES: &[(&str, &str)] = &[
 
 fn run(filter: &str) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
-    for (file, text) in CASES {
-        let path = dir.path().join(format!("cases/{file}.yaml"));
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text.replace("ALPHA", ALPHA)).unwrap();
-    }
-    let adapter =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/reads_anything.py");
-    let out = Command::new(bin())
-        .args([
-            "run",
+    let cases: Vec<(&str, String)> = CASES
+        .iter()
+        .map(|(f, t)| (*f, t.replace("ALPHA", ALPHA)))
+        .collect();
+    let r = common::run_cases(
+        dir.path(),
+        &cases,
+        "reads_anything.py",
+        &[
             "--step-timeout",
             "2",
             "--hang-bound",
             "3",
             "--filter",
             filter,
-        ])
-        .arg("--cases")
-        .arg(dir.path().join("cases"))
-        .arg("--adapter")
-        .arg(format!("python3 {}", adapter.display()))
-        .arg("--report")
-        .arg(dir.path().join("r"))
-        .env("TMPDIR", dir.path())
-        .output()
-        .expect("the runner starts");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        ],
+        &[],
     );
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    (common::validated_report(&dir.path().join("r")), text)
+    assert_eq!(r.code, Some(1), "{}", r.text);
+    (r.report, r.text)
 }
 
 fn kinds(c: &Value) -> Vec<(String, Option<String>)> {
@@ -168,29 +155,28 @@ fn a_disguised_canary_is_still_a_leak() {
         "baseline",
     ];
     let dir = tempfile::tempdir().unwrap();
-    let cases = dir.path().join("cases/read");
-    std::fs::create_dir_all(&cases).unwrap();
-    for (n, how) in HOWS.iter().enumerate() {
-        let text = format!(
-            "id: x.render.{how}\nsummary: A leak passed on as {how}.\nclauses: [read.path.segments]\ncanaries:\n  SKILLSPEC_CANARY_RENDER_{n}: outside-content\ntree:\n{ALPHA}  skills/outside.md: \"SKILLSPEC_CANARY_RENDER_{n}\\n\"\nsteps:\n  - discover:\n    expect: {{loaded: [alpha]}}\n  - prompt:\n    expect: {{contains: [\"`alpha`\"]}}\n  - read: {{skill: alpha, path: ../outside.md}}\n    expect: {{error: invalid_path}}\n"
-        );
-        std::fs::write(cases.join(format!("{how}.yaml")), text).unwrap();
-    }
-    let adapter =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/disguises_a_leak.py");
-    let out = Command::new(bin())
-        .args(["run", "--step-timeout", "10", "--cases"])
-        .arg(dir.path().join("cases"))
-        .arg("--adapter")
-        .arg(format!("python3 {}", adapter.display()))
-        .arg("--report")
-        .arg(dir.path().join("r"))
-        .env("TMPDIR", dir.path())
-        .output()
-        .expect("the runner starts");
-    let text = common::text(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    let r = common::validated_report(&dir.path().join("r"));
+    let cases: Vec<(String, String)> = HOWS
+        .iter()
+        .enumerate()
+        .map(|(n, how)| {
+            (
+                format!("read/{how}"),
+                format!(
+                    "id: x.render.{how}\nsummary: A leak passed on as {how}.\nclauses: [read.path.segments]\ncanaries:\n  SKILLSPEC_CANARY_RENDER_{n}: outside-content\ntree:\n{ALPHA}  skills/outside.md: \"SKILLSPEC_CANARY_RENDER_{n}\\n\"\nsteps:\n  - discover:\n    expect: {{loaded: [alpha]}}\n  - prompt:\n    expect: {{contains: [\"`alpha`\"]}}\n  - read: {{skill: alpha, path: ../outside.md}}\n    expect: {{error: invalid_path}}\n"
+                ),
+            )
+        })
+        .collect();
+    let cases: Vec<(&str, String)> = cases.iter().map(|(f, t)| (f.as_str(), t.clone())).collect();
+    let run = common::run_cases(
+        dir.path(),
+        &cases,
+        "disguises_a_leak.py",
+        &["--step-timeout", "10"],
+        &[],
+    );
+    let (text, r) = (run.text, run.report);
+    assert_eq!(run.code, Some(1), "{text}");
     for how in HOWS {
         let c = case(&r, &format!("x.render.{how}"));
         assert_eq!(c["failure_kind"], "unsafe", "{how}: {c}");

@@ -294,9 +294,18 @@ fn every_mark_and_canary_of_the_suite_can_make_its_case_unsafe() {
         let Some(OutcomeExpect::Prompt(p)) = &mut wrong.steps[i].expect.outcome else {
             unreachable!()
         };
-        // The empty text occurs in every prompt: the marked check fails.
-        assert!(p.safety.get("not_contains").is_some(), "{}", case.id);
-        p.not_contains.push(String::new());
+        // A text the check then finds: the empty text occurs in every prompt, and the base
+        // prompt's first word stands outside any code span.
+        if p.safety.get("not_contains").is_some() {
+            p.not_contains.push(String::new());
+        } else {
+            assert!(
+                p.safety.get("not_outside_code_span").is_some(),
+                "{}",
+                case.id
+            );
+            p.not_outside_code_span.push("You are".into());
+        }
         let (kind, exposures) = run(&wrong).unwrap_or_else(|| panic!("{} passed", case.id));
         assert_eq!(kind, FailureKind::Unsafe, "{}", case.id);
         assert_eq!(

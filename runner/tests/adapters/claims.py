@@ -53,21 +53,9 @@ def result(step):
     return {}
 
 
-for request in proto.requests():
-    kind = request["type"]
-    if kind == "stop":
-        break
-    if kind == "start":
-        started = proto.started(name="claims")
-        started["implementation"].update(claims)
-        proto.send(started)
-    elif kind == "case_start":
-        root = request["config"].get("skills_root")
-        state.clear()
-        state["skills"] = root and os.path.join(request["root"], root)
-        proto.send(proto.answer(request))
-    elif kind == "step":
-        proto.send({"type": "step_result", "seq": request["seq"], "index": request["index"],
-                    "result": result(request["step"])})
-    else:
-        proto.send(proto.answer(request))
+def start_case(request):
+    state.clear()
+    state["skills"] = proto.skills_dir(request)
+
+
+proto.serve("claims", result, start_case, claims)

@@ -65,20 +65,10 @@ def result(step):
     return {}
 
 
-for request in proto.requests():
-    kind = request["type"]
-    if kind == "stop":
-        break
-    if kind == "start":
-        proto.send(proto.started(name="disguises-a-leak"))
-    elif kind == "case_start":
-        root = request["config"].get("skills_root")
-        state.clear()
-        state["skills"] = root and os.path.join(request["root"], root)
-        state["how"] = request["case"].rsplit(".", 1)[-1]
-        proto.send(proto.answer(request))
-    elif kind == "step":
-        proto.send({"type": "step_result", "seq": request["seq"], "index": request["index"],
-                    "result": result(request["step"])})
-    else:
-        proto.send(proto.answer(request))
+def start_case(request):
+    state.clear()
+    state["skills"] = proto.skills_dir(request)
+    state["how"] = request["case"].rsplit(".", 1)[-1]
+
+
+proto.serve("disguises-a-leak", result, start_case)

@@ -61,3 +61,33 @@ def log(text):
     data = text if isinstance(text, bytes) else text.encode()
     sys.stderr.buffer.write(data)
     sys.stderr.buffer.flush()
+
+
+def skills_dir(request):
+    """The skills root of a `case_start` request as a path (None when the case sets none)."""
+    import os
+    root = request["config"].get("skills_root")
+    return root and os.path.join(request["root"], root)
+
+
+def serve(name, result, on_case=None, implementation=None):
+    """The session of a trivial runtime: `started` (as `name`, with `implementation`'s extra
+    fields), `on_case(request)` at each `case_start`, `result(step)` for every step, the happy path
+    for the rest; ends at `stop`."""
+    for request in requests():
+        kind = request["type"]
+        if kind == "stop":
+            break
+        if kind == "start":
+            message = started(name=name)
+            message["implementation"].update(implementation or {})
+            send(message)
+        elif kind == "case_start":
+            if on_case:
+                on_case(request)
+            send(answer(request))
+        elif kind == "step":
+            send({"type": "step_result", "seq": request["seq"], "index": request["index"],
+                  "result": result(request["step"])})
+        else:
+            send(answer(request))

@@ -27,20 +27,16 @@ def scan():
     return guides
 
 
-for request in proto.requests():
-    kind = request["type"]
-    if kind == "stop":
-        break
-    if kind == "start":
-        proto.send(proto.started(name="slow-scan"))
-    elif kind == "case_start":
-        root = request["config"].get("skills_root")
-        state.clear()
-        state["skills"] = root and os.path.join(request["root"], root)
-        scan()
-        proto.send(proto.answer(request))
-    elif kind == "step" and request["step"]["op"] == "discover":
-        proto.send({"type": "step_result", "seq": request["seq"], "index": request["index"],
-                    "result": {"loaded": scan()}})
-    else:
-        proto.send(proto.answer(request))
+def result(step):
+    if step["op"] == "discover":
+        return {"loaded": scan()}
+    return proto.answer({"type": "step", "seq": 0, "index": 0, "step": step})["result"]
+
+
+def start_case(request):
+    state.clear()
+    state["skills"] = proto.skills_dir(request)
+    scan()
+
+
+proto.serve("slow-scan", result, start_case)

@@ -71,3 +71,49 @@ pub fn case<'r>(report: &'r Value, id: &str) -> &'r Value {
         .find(|c| c["id"] == id)
         .unwrap_or_else(|| panic!("no case {id} in the report"))
 }
+
+/// A run of `skillspec run` over case files written for it: each `(area/name, text)` goes to
+/// `DIR/cases/area/name.yaml`, `tests/adapters/ADAPTER` is the implementation, `args` go to `run`
+/// and `env` to its environment (TMPDIR is the directory). The exit code, the validated
+/// report.json and the output.
+pub struct AdapterRun {
+    pub code: Option<i32>,
+    pub report: Value,
+    pub text: String,
+}
+
+pub fn run_cases(
+    dir: &Path,
+    cases: &[(&str, String)],
+    adapter: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> AdapterRun {
+    for (file, text) in cases {
+        let path = dir.join(format!("cases/{file}.yaml"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let adapter = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/adapters")
+        .join(adapter);
+    let report = dir.join(format!("r{}", args.join("_").replace(['-', '/'], "")));
+    let out = Command::new(bin())
+        .arg("run")
+        .args(args)
+        .arg("--cases")
+        .arg(dir.join("cases"))
+        .arg("--adapter")
+        .arg(format!("python3 {}", adapter.display()))
+        .arg("--report")
+        .arg(&report)
+        .env("TMPDIR", dir)
+        .envs(env.iter().copied())
+        .output()
+        .expect("the runner starts");
+    AdapterRun {
+        code: out.status.code(),
+        text: text(&out),
+        report: validated_report(&report),
+    }
+}
