@@ -14,7 +14,9 @@
 //!    of untrusted metadata), [`skill_path`] (path text), [`policy`] (the allowlist),
 //!    [`trading`] (the blocklist), [`interpreter`] and [`process`] (helper lifecycle).
 //! 2. The tools: [`discovery`] (the scan and the loaded guides), [`read_reference`] and
-//!    [`run_script`] (the two skill tools), [`prompt`] (the Skill Guides section).
+//!    [`run_script`] (the two skill tools), [`prompt`] (the Skill Guides section);
+//!    [`agentskills`] (dialect `agentskills`: discovery in two scopes, the format validator, the
+//!    catalog and activation).
 //! 3. The profiles: [`selection`], [`trust`], [`lifecycle`] and [`profile`] (profile
 //!    `selection` and `trust`: activation scoring, trust directories and the tool ceiling, the
 //!    lifecycle tools); [`hitl`] (profile `hitl`: `read_skill`, `read_skill_file`, the
@@ -46,6 +48,7 @@ macro_rules! steps_in_force {
     };
 }
 
+pub mod agentskills;
 pub mod config;
 pub mod discovery;
 pub mod frontmatter;

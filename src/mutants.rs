@@ -199,6 +199,43 @@ catalogue! {
     // Profile `hitl`.
     HitlInvisibleArgsAllowed = "hitl-invisible-args-allowed", "hitl.confirm", "code-ran",
         "run_skill_script asks about and runs a call whose skill, script or arguments hold bidirectional or zero-width characters";
+    // Dialect agentskills.
+    AsNameUppercaseAllowed = "as-name-uppercase-allowed", "agentskills.name.charset", "",
+        "a name with uppercase ASCII letters passes the charset rule";
+    AsNameLengthExclusive = "as-name-length-exclusive", "agentskills.name.length", "",
+        "a name of exactly 64 characters is too long (the limit is exclusive)";
+    AsNameEdgeHyphenAllowed = "as-name-edge-hyphen-allowed", "agentskills.name.hyphen-edges", "",
+        "a name may start or end with a hyphen";
+    AsNameDoubleHyphenAllowed = "as-name-double-hyphen-allowed", "agentskills.name.no-double-hyphen", "",
+        "a name may hold consecutive hyphens";
+    AsNameDirCaseInsensitive = "as-name-dir-case-insensitive", "agentskills.name.matches-directory", "",
+        "the name is compared with its directory's name ASCII case-insensitively";
+    AsDescriptionWhitespaceAccepted = "as-description-whitespace-accepted", "agentskills.description.required", "",
+        "a description of white space only counts as given (only an empty one is missing)";
+    AsDescription1025Accepted = "as-description-1025-accepted", "agentskills.description.length", "",
+        "a description of 1025 characters is accepted (the limit is compared with > 1025)";
+    AsCompatibilityEmptyAccepted = "as-compatibility-empty-accepted", "agentskills.compatibility.length", "",
+        "an empty compatibility string is accepted";
+    AsMetadataNumberAccepted = "as-metadata-number-accepted", "agentskills.metadata.string-map", "",
+        "metadata values that are numbers, booleans or null are accepted as strings";
+    AsAllowedToolsListAccepted = "as-allowed-tools-list-accepted", "agentskills.allowed-tools.string", "",
+        "allowed-tools written as a YAML list is accepted";
+    AsDashesMidLineClose = "as-dashes-mid-line-close", "agentskills.parse.delimiters", "",
+        "the first `---` anywhere after the opening line closes the frontmatter, as skills-ref does";
+    AsUserShadowsProject = "as-user-shadows-project", "agentskills.collision.project-over-user", "",
+        "a user-level skill shadows the project-level skill of the same name";
+    AsEmptyCatalogShown = "as-empty-catalog-shown", "agentskills.catalog.empty-omitted", "",
+        "with no skill loaded the prompt still holds the instructions and an empty <available_skills> block";
+    AsBodyInCatalog = "as-body-in-catalog", "agentskills.disclosure.catalog", "",
+        "each catalog entry carries the skill's body";
+    AsResourcesInlined = "as-resources-inlined", "agentskills.disclosure.resources-on-demand", "",
+        "activation appends the content of every file it lists";
+    AsLenientSkipsMismatch = "as-lenient-skips-mismatch", "agentskills.lenient.name-mismatch", "",
+        "a lenient client skips a skill whose name differs from its directory's";
+    AsNodeModulesScanned = "as-node-modules-scanned", "agentskills.discovery.skip-dirs", "",
+        "node_modules is walked like any other directory";
+    AsLowercaseSkillMd = "as-lowercase-skill-md", "agentskills.skill.skill-md", "",
+        "a file named skill.md (in any case) is taken for SKILL.md";
 }
 
 static ACTIVE: OnceLock<Mutant> = OnceLock::new();
@@ -229,7 +266,7 @@ mod tests {
     #[test]
     fn names_are_unique_and_parse_back() {
         let mut names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
-        assert_eq!(names.len(), 62);
+        assert_eq!(names.len(), 82);
         for m in Mutant::ALL {
             assert_eq!(Mutant::parse(m.name()), Some(*m));
         }

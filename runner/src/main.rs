@@ -21,7 +21,7 @@ use skillspec_runner::commands::{
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::List { cases, json } => list::list(cases, json),
         Command::Clauses { cases, json } => clauses::clauses(cases, json),
         Command::Show { id, cases } => show::show_case(cases, &id),
@@ -31,7 +31,8 @@ fn main() -> ExitCode {
         Command::Adapter {
             without,
             process_per_case,
-        } => adapter::serve_adapter(&without, process_per_case),
+            agentskills_mode,
+        } => adapter::serve_adapter(&without, process_per_case, &agentskills_mode),
         Command::Smoke {
             adapter,
             timeout,

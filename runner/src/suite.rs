@@ -47,7 +47,7 @@ pub fn load_embedded() -> Result<Suite, Vec<CaseError>> {
             return None;
         }
         // The directory below spec-cases/, as `load_dir` names areas.
-        let area = rel.split_once('/').map(|(first, _)| first.to_owned());
+        let area = rel.rsplit_once('/').map(|(dir, _)| dir.to_owned());
         let text = std::str::from_utf8(f.bytes)
             .map(str::to_owned)
             .map_err(|e| format!("cannot read: not UTF-8 ({e})"));

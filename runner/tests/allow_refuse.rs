@@ -72,6 +72,10 @@ fn sides(case: &Case) -> (bool, bool) {
             }
             // The profiles' `select` steps; no core clause is checked through them.
             Some(OutcomeExpect::Select(_)) => {}
+            Some(OutcomeExpect::Validate(v)) => {
+                allow |= v.valid == Some(true);
+                refuse |= v.valid == Some(false);
+            }
             None => {}
         }
     }
@@ -100,6 +104,36 @@ fn every_core_clause_that_draws_a_line_has_cases_on_both_sides() {
             missing.push(format!("{}: no case where it allows", clause.id));
         }
         if !refuse {
+            missing.push(format!("{}: no case where it refuses", clause.id));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// The same for dialect `agentskills`: every MUST clause of the skill format is cited by a case
+/// where a skill that keeps it is accepted, and one where a skill that breaks it is refused.
+#[test]
+fn every_agentskills_must_clause_has_cases_on_both_sides() {
+    let suite = load_dir(&default_cases_dir()).expect("the repository's cases load");
+    let mut missing = Vec::new();
+    for clause in skillspec_runner::cases::clauses::agentskills::CLAUSES
+        .iter()
+        .filter(|c| c.level == skillspec_runner::cases::clauses::Level::Must)
+    {
+        let (mut allow, mut refuse) = (false, false);
+        for case in suite
+            .cases
+            .iter()
+            .filter(|k| k.clauses.iter().any(|x| x == clause.id))
+        {
+            let (a, r) = sides(case);
+            allow |= a;
+            refuse |= r;
+        }
+        if !allow {
+            missing.push(format!("{}: no case where it allows", clause.id));
+        }
+        if !refuse && clause.id != "agentskills.body.free" && clause.id != "agentskills.files.any" {
             missing.push(format!("{}: no case where it refuses", clause.id));
         }
     }

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use skillspec_reference::agentskills::Mode;
 use skillspec_runner::cases::expect::{ErrorExpect, Matcher, OutcomeExpect};
 use skillspec_runner::cases::Case;
 use skillspec_runner::execution::{run_suite, CaseOutcome, Policy, RunOptions, Status};
@@ -14,10 +15,27 @@ use skillspec_runner::implementations::reference::Reference;
 use skillspec_runner::implementations::{ImplError, Implementation};
 use skillspec_runner::reports;
 
-/// `case` run alone through the runner's one suite loop, against a fresh reference.
-fn run_alone(case: &Case, opts: &RunOptions) -> CaseOutcome {
-    let start = |_worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
-        Ok(Box::new(Reference::default()))
+/// The modes the reference runs `case` in: the case's own, or, for a case of a dialect with
+/// modes that names none, every mode (the first one's trial is named by the case id alone, the
+/// others `MODE:ID`); a case of a dialect without modes runs once.
+fn modes_of(case: &Case) -> Vec<Mode> {
+    match case.mode {
+        Some(m) => Mode::parse(m).into_iter().collect(),
+        None if case.dialect.modes.is_empty() => vec![Mode::Lenient],
+        None => case
+            .dialect
+            .modes
+            .iter()
+            .filter_map(|m| Mode::parse(m))
+            .collect(),
+    }
+}
+
+/// `case` run alone through the runner's one suite loop, against a fresh reference claiming
+/// dialect `agentskills` in `mode`.
+fn run_alone(case: &Case, opts: &RunOptions, mode: Mode) -> CaseOutcome {
+    let start = move |_worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
+        Ok(Box::new(Reference::default().with_mode(mode)))
     };
     let mut outcome = run_suite(&[case], &start, opts, &Policy::default(), &mut ());
     outcome.results.remove(0)
@@ -31,28 +49,37 @@ fn main() {
     for case in suite.cases {
         // Cases whose preconditions do not hold here (for example as root) are ignored.
         let unmet = case.preconditions.iter().any(|p| p.unmet().is_some());
-        let (c, o) = (case.clone(), Arc::clone(&opts));
-        trials.push(
-            Trial::test(case.id.clone(), move || {
-                let outcome = run_alone(&c, &o);
-                match outcome.status {
-                    Status::Pass => Ok(()),
-                    _ => Err(Failed::from(reports::describe(
-                        &reports::ReportCase::from(&c),
-                        &outcome,
-                    ))),
-                }
-            })
-            .with_kind(case.area.clone())
-            .with_ignored_flag(unmet),
-        );
+        let modes = modes_of(&case);
+        for (i, mode) in modes.iter().copied().enumerate() {
+            let (c, o) = (case.clone(), Arc::clone(&opts));
+            let name = if i == 0 {
+                case.id.clone()
+            } else {
+                format!("{}:{}", mode.as_str(), case.id)
+            };
+            trials.push(
+                Trial::test(name, move || {
+                    let outcome = run_alone(&c, &o, mode);
+                    match outcome.status {
+                        Status::Pass => Ok(()),
+                        _ => Err(Failed::from(reports::describe(
+                            &reports::ReportCase::from(&c),
+                            &outcome,
+                        ))),
+                    }
+                })
+                .with_kind(case.area.clone())
+                .with_ignored_flag(unmet),
+            );
+        }
+        let mode = modes.first().copied().unwrap_or(Mode::Lenient);
         let (mut m, o) = (case.clone(), Arc::clone(&opts));
         trials.push(
             Trial::test(format!("mutant:{}", case.id), move || {
                 if !mutate(&mut m) {
                     return Err(Failed::from("the case has no expectation to mutate"));
                 }
-                match run_alone(&m, &o).status {
+                match run_alone(&m, &o, mode).status {
                     Status::Fail(_) => Ok(()),
                     other => Err(Failed::from(format!(
                         "the mutated case did not fail: {other:?}"
@@ -143,6 +170,13 @@ fn mutate(case: &mut Case) -> bool {
                 ceiling.push("mutant_tool".into());
             }
         }
+        Some(OutcomeExpect::Validate(v)) => match &mut v.valid {
+            Some(valid) => *valid = !*valid,
+            None => {
+                v.properties
+                    .insert("name".into(), Matcher::Exact("mutant name".into()));
+            }
+        },
         Some(OutcomeExpect::Call(c)) => {
             c.ok = None;
             c.error = Some(ErrorExpect {

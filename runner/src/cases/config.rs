@@ -62,6 +62,8 @@ pub struct CaseConfig {
     pub selection: Option<crate::protocol::WireSelection>,
     /// Profile `hitl`: the approval-gated script host.
     pub hitl: Option<CaseHitl>,
+    /// Dialect `agentskills`: the user-level skills directory, relative to the case root.
+    pub user_skills_root: Option<String>,
 }
 
 impl CaseConfig {
@@ -98,6 +100,7 @@ impl CaseConfig {
             ("the timeout setting", &self.timeout_ms),
             ("the interpreter", &self.python),
             ("the registry directory", &self.registry),
+            ("the user skills root", &self.user_skills_root),
         ] {
             if let Some(v) = v {
                 out.push((what, v.clone()));
@@ -219,6 +222,7 @@ impl Default for CaseConfig {
             registry: None,
             selection: None,
             hitl: None,
+            user_skills_root: None,
         }
     }
 }
@@ -255,6 +259,8 @@ struct RawConfig {
     selection: Option<crate::protocol::WireSelection>,
     #[serde(default)]
     hitl: Option<RawHitl>,
+    #[serde(default)]
+    user_skills_root: Option<String>,
 }
 
 /// `config.hitl` as written, the case format's defaults filled in by serde.
@@ -321,6 +327,7 @@ pub(super) fn parse_config(cx: &Ctx<'_>, line: usize, v: &Value) -> Result<CaseC
         skill_dirs: raw.skill_dirs,
         registry: raw.registry,
         selection: raw.selection,
+        user_skills_root: raw.user_skills_root,
     })
 }
 
@@ -347,6 +354,9 @@ fn check_dirs(cx: &Ctx<'_>, line: usize, root_key: bool, raw: &RawConfig) -> Res
     }
     if let Some(r) = &raw.registry {
         in_case(cx, line, "registry", r)?;
+    }
+    if let Some(r) = &raw.user_skills_root {
+        in_case(cx, line, "user_skills_root", r)?;
     }
     Ok(())
 }

@@ -20,12 +20,14 @@ pub fn load_dir(dir: &Path) -> Result<Suite, Vec<CaseError>> {
     collect_files(dir, &mut files, &mut errors);
     files.sort();
     let sources = files.into_iter().map(|file| {
+        // The area is the file's directory below the cases root (`read`, `agentskills/catalog`).
         let area = file.strip_prefix(dir).ok().and_then(|rel| {
-            let mut comps = rel.components();
-            let first = comps.next()?;
-            comps
-                .next()
-                .map(|_| first.as_os_str().to_string_lossy().into_owned())
+            let parent = rel.parent()?;
+            let words: Vec<String> = parent
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            (!words.is_empty()).then(|| words.join("/"))
         });
         // A case file is a few KiB (the suite's largest is under 3 KiB); the cap lets a case
         // spell out as much argument text as `$repeat` may make (16 MiB), and no FIFO or device

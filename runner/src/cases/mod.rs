@@ -151,6 +151,10 @@ pub struct Case {
     pub alone: bool,
     /// `exclusive: NAME`: see [`Case::exclusive_with`].
     pub exclusive: Option<String>,
+    /// The dialect whose rules the case checks: that of its clauses (SPEC.md, "Dialects").
+    pub dialect: &'static crate::protocol::dialects::Dialect,
+    /// `mode: NAME`: the case is written for implementations of this mode of its dialect only.
+    pub mode: Option<&'static str>,
 }
 
 impl Case {
@@ -168,33 +172,42 @@ impl Case {
         self.exclusive.as_deref()
     }
 
-    /// Every mechanism the case exercises: the ones it names (`exercises:`), and each tool of the
-    /// specification a runtime may lack that its steps call or whose offer it checks. A pass
-    /// while the implementation lacks one of them tested nothing: not exercised.
+    /// Every mechanism the case exercises: the ones it names (`exercises:`), each tool of the
+    /// specification a runtime may lack that its steps call or whose offer it checks, and each
+    /// operation it performs that a runtime may not have (a scan, a validator). A pass while the
+    /// implementation lacks one of them tested nothing: not exercised; a lacking operation
+    /// ([`crate::protocol::claims::Mechanism::gates`]) makes the case UNSUPPORTED.
     pub fn exercised(&self) -> Vec<crate::protocol::claims::Mechanism> {
         use crate::cases::expect::OutcomeExpect;
         use crate::protocol::claims::Mechanism;
-        let mut out = self.exercises.clone();
-        let mut add = |tool: &str| {
-            if let Some(m) = Mechanism::of_tool(tool) {
-                if !out.contains(&m) {
-                    out.push(m);
-                }
+        fn push(out: &mut Vec<Mechanism>, m: Option<Mechanism>) {
+            if let Some(m) = m.filter(|m| !out.contains(m)) {
+                out.push(m);
             }
-        };
+        }
+        let mut out = self.exercises.clone();
         for s in &self.steps {
-            if let Action::Implementation(WireStep::Call { tool, .. }) = &s.action {
-                add(tool);
+            match &s.action {
+                Action::Implementation(WireStep::Call { tool, .. }) => {
+                    push(&mut out, Mechanism::of_tool(tool))
+                }
+                Action::Implementation(WireStep::Discover) => push(&mut out, Some(Mechanism::Scan)),
+                Action::Implementation(WireStep::Validate { .. }) => {
+                    push(&mut out, Some(Mechanism::Validate))
+                }
+                _ => {}
             }
             if let Some(OutcomeExpect::Tools(t)) = &s.expect.outcome {
                 // `offered` is the exact set of the specification's tools: it checks each of
                 // them, offered or not.
                 if t.offered.is_some() {
-                    crate::cases::clauses::CORE_TOOLS
-                        .iter()
-                        .for_each(|t| add(t));
+                    for tool in crate::cases::clauses::CORE_TOOLS {
+                        push(&mut out, Mechanism::of_tool(tool));
+                    }
                 }
-                t.not_offered.iter().for_each(|t| add(t));
+                for tool in &t.not_offered {
+                    push(&mut out, Mechanism::of_tool(tool));
+                }
             }
         }
         out

@@ -14,6 +14,7 @@ use super::*;
 use crate::cases::budget::Budget;
 use crate::cases::fixture::Tree;
 use crate::protocol::claims::{Format, Mechanism};
+use crate::protocol::dialects::Dialect;
 use crate::protocol::features::Feature;
 
 #[derive(Deserialize)]
@@ -46,6 +47,8 @@ pub(super) struct RawCase {
     alone: bool,
     #[serde(default)]
     exclusive: Option<Spanned<String>>,
+    #[serde(default)]
+    mode: Option<Spanned<String>>,
     steps: Vec<Spanned<Value>>,
 }
 
@@ -87,6 +90,7 @@ pub fn parse_case(file: &Path, area: Option<&str>, text: &str) -> Result<Case, C
         &Mechanism::ALL.map(Mechanism::word),
     )?;
     let clause_ids = parse_clauses(&cx, &raw.clauses, &requires)?;
+    let (dialect, mode) = dialect_and_mode(&cx, line, &raw)?;
     let tree_line = raw
         .tree
         .as_ref()
@@ -153,7 +157,58 @@ pub fn parse_case(file: &Path, area: Option<&str>, text: &str) -> Result<Case, C
         bounded,
         alone: raw.alone,
         exclusive,
+        dialect,
+        mode,
     })
+}
+
+/// The case's dialect, that of the clauses it cites (all of one dialect), and its `mode:`, one
+/// of that dialect's modes (SPEC.md, "Dialects").
+pub(super) fn dialect_and_mode(
+    cx: &Ctx<'_>,
+    line: usize,
+    raw: &RawCase,
+) -> Result<(&'static Dialect, Option<&'static str>), CaseError> {
+    let mut dialect: Option<&'static Dialect> = None;
+    for c in &raw.clauses {
+        let Some(d) = clauses::dialect_of(&c.value) else {
+            continue;
+        };
+        match dialect {
+            Some(first) if first.name != d.name => {
+                return Err(cx.err(
+                    c.referenced.line() as usize,
+                    format!(
+                        "clause `{}` belongs to dialect `{}`, the case's other clauses to `{}`: a case checks the rules of one dialect",
+                        c.value, d.name, first.name
+                    ),
+                ))
+            }
+            _ => dialect = Some(d),
+        }
+    }
+    let dialect = dialect
+        .or_else(|| crate::protocol::dialects::lookup(crate::protocol::dialects::DEFAULT))
+        .ok_or_else(|| cx.err(line, "the suite has no default dialect"))?;
+    let mode = match &raw.mode {
+        None => None,
+        Some(m) => Some(dialect.mode(m.value.trim()).ok_or_else(|| {
+            let known = if dialect.modes.is_empty() {
+                format!("dialect `{}` has no modes", dialect.name)
+            } else {
+                format!(
+                    "the modes of dialect `{}`: {}",
+                    dialect.name,
+                    dialect.modes.join(", ")
+                )
+            };
+            cx.err(
+                m.referenced.line() as usize,
+                format!("unknown mode `{}` ({known})", m.value),
+            )
+        })?),
+    };
+    Ok((dialect, mode))
 }
 
 /// The case's `id` (dot-separated lowercase words; `line` is its line) and its one-line `summary`.

@@ -13,7 +13,7 @@ use super::*;
 use crate::cases::budget::Budget;
 use crate::cases::expect::{
     CallExpect, DiscoverExpect, Expect, FilesExpect, GuideExpect, PromptExpect, SelectExpect,
-    ToolsExpect,
+    ToolsExpect, ValidateExpect,
 };
 use crate::cases::fixture::{parse_raw_path, Layout, Tree};
 use crate::protocol::WireStep;
@@ -129,9 +129,9 @@ pub(super) fn parse_tree(
 }
 
 /// The operation keys a step may have; exactly one per step.
-pub(super) const OPS: [&str; 11] = [
+pub(super) const OPS: [&str; 12] = [
     "discover", "tools", "prompt", "call", "read", "run", "new_turn", "write", "remove", "wait",
-    "select",
+    "select", "validate",
 ];
 
 pub(super) fn parse_step(
@@ -232,6 +232,11 @@ pub(super) fn parse_step(
                 message: r.message,
                 tools: r.tools,
             })
+        }
+        "validate" => {
+            let path: String = typed(cx, line, "validate (a path in the case root)", payload)?;
+            parse_raw_path(&path).map_err(|e| cx.err(line, format!("in `validate`: {e}")))?;
+            Action::Implementation(WireStep::Validate { path })
         }
         "write" => {
             let m = as_object(cx, line, "write", payload)?;
@@ -386,6 +391,13 @@ pub(super) fn parse_expect(
                 ));
             }
             Some(O::Select(e))
+        }
+        Action::Implementation(WireStep::Validate { .. }) => {
+            let e: ValidateExpect = typed(cx, line, "expect (of validate)", &rest)?;
+            if e.is_empty() {
+                return Err(cx.err(line, "a `validate` expects `valid` or `properties`"));
+            }
+            Some(O::Validate(e))
         }
         Action::Implementation(WireStep::Call { .. }) => {
             let c: CallExpect = typed(cx, line, "expect (of a tool call)", &rest)?;

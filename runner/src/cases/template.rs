@@ -222,6 +222,9 @@ pub fn wire_config(case: &Case, root: &Path, python: &Path) -> Result<WireConfig
             installed: d.installed.as_deref().map(abs),
         }),
         registry: c.registry.as_deref().map(abs),
+        user_skills_root: c.user_skills_root.as_deref().map(abs),
+        dialect: (case.dialect.name != crate::protocol::dialects::DEFAULT)
+            .then(|| case.dialect.name.to_owned()),
         selection: c.selection.clone(),
         hitl: c.hitl.as_ref().map(|h| WireHitl {
             enabled: h.enabled,

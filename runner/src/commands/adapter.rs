@@ -1,5 +1,5 @@
 //! `skillspec adapter`: the reference served over the adapter protocol on stdin/stdout
-//! (`serve_adapter`, with `--without` and `--process-per-case`).
+//! (`serve_adapter`, with `--without`, `--process-per-case` and `--agentskills-mode`).
 
 use std::process::ExitCode;
 
@@ -7,8 +7,12 @@ use super::{usage_error, EXIT_FAILED};
 use crate::implementations::adapter_server;
 use crate::implementations::reference::{Omission, Reference, REFERENCE_FEATURES};
 use crate::protocol::features::Feature;
+use skillspec_reference::agentskills::Mode;
 
-pub fn serve_adapter(without: &[String], process_per_case: bool) -> ExitCode {
+pub fn serve_adapter(without: &[String], process_per_case: bool, mode: &str) -> ExitCode {
+    let Some(mode) = Mode::parse(mode) else {
+        return usage_error(format!("`--agentskills-mode {mode}`: strict or lenient"));
+    };
     // `--without NAME`: an optional feature is no longer declared (its cases become
     // UNSUPPORTED); a mandatory behaviour that once was a feature is left out (its cases FAIL).
     let mut features: Vec<Feature> = REFERENCE_FEATURES.to_vec();
@@ -33,7 +37,8 @@ pub fn serve_adapter(without: &[String], process_per_case: bool) -> ExitCode {
     let mut reference = omitted
         .into_iter()
         .fold(Reference::with_features(features), Reference::lacking)
-        .with_process_per_case(process_per_case);
+        .with_process_per_case(process_per_case)
+        .with_mode(mode);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     match adapter_server::serve(&mut reference, stdin.lock(), stdout.lock()) {

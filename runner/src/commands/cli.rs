@@ -20,7 +20,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Run the suite against the reference (default) or an adapter.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the cases and the clauses they check.
     List {
         #[arg(long, value_name = "DIR")]
@@ -78,6 +78,12 @@ pub enum Command {
         /// state when first loaded need).
         #[arg(long)]
         process_per_case: bool,
+        /// The mode in which the reference claims dialect `agentskills` (SPEC.md, "Dialect
+        /// `agentskills`": strict skips every skill that breaks the format, lenient loads
+        /// cosmetic ones as the client guide recommends).
+        #[arg(long, value_name = "MODE", default_value = "lenient",
+              value_parser = ["strict", "lenient"])]
+        agentskills_mode: String,
     },
     /// Check an adapter with a few trivial cases and say in plain words what is wrong with it
     /// (exit 0 usable, 1 usable but a smoke case failed, 3 not usable).
@@ -179,6 +185,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub hang_bound: u64,
+    /// The mode in which the embedded reference claims dialect `agentskills` (`strict` or
+    /// `lenient`); an adapter declares its own, so this goes only without `--adapter`.
+    #[arg(long, value_name = "MODE", value_parser = ["strict", "lenient"])]
+    pub agentskills_mode: Option<String>,
     /// A file of case ids (one per line, `#` comments) the implementation is known to fail:
     /// they do not fail the run, and a listed case that passes does.
     #[arg(long, value_name = "FILE")]

@@ -20,6 +20,7 @@ use crate::output::{self, out, outln};
 use crate::protocol::ImplInfo;
 use crate::reports::merge;
 use crate::reports::{self, one_line, visible, ReportCase, RunReport};
+use skillspec_reference::agentskills::Mode;
 
 pub fn run(args: RunArgs) -> ExitCode {
     crate::hold_inherited_descriptor();
@@ -89,9 +90,18 @@ pub fn run(args: RunArgs) -> ExitCode {
     };
     let timeout = Duration::from_secs(args.step_timeout);
     let adapter = args.adapter.clone();
+    let mode = match (&args.adapter, args.agentskills_mode.as_deref()) {
+        (Some(_), Some(_)) => {
+            return usage_error(
+                "`--agentskills-mode` sets the embedded reference's mode; an adapter declares its own (`implementation.dialects`)",
+            )
+        }
+        (_, Some("strict")) => Mode::Strict,
+        _ => Mode::Lenient,
+    };
     let start = move |worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
         Ok(match &adapter {
-            None => Box::new(Reference::default()),
+            None => Box::new(Reference::default().with_mode(mode)),
             Some(cmd) => Box::new(Adapter::spawn(
                 cmd,
                 timeout,

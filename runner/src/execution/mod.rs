@@ -288,6 +288,13 @@ pub fn run_case(
                 .filter(|f| !info.reads(*f))
                 .map(Need::Format),
         )
+        .chain(dialect_need(case, info))
+        .chain(
+            case.exercised()
+                .into_iter()
+                .filter(|m| m.gates() && info.lacks.contains_key(m))
+                .map(Need::Mechanism),
+        )
         .collect();
     let unmet: Vec<String> = case
         .preconditions
@@ -306,6 +313,19 @@ pub fn run_case(
         status,
         duration: started.elapsed(),
     }
+}
+
+/// What a case needs of the implementation's dialect claims (SPEC.md, "Dialects"): the claim of
+/// the case's dialect (name and version), and, for a case written for one mode, a claim in that
+/// mode. Data only: the case's dialect and mode against the implementation's claims.
+fn dialect_need(case: &Case, info: &crate::protocol::ImplInfo) -> Option<Need> {
+    let Some(claim) = info.claim_of(case.dialect) else {
+        return Some(Need::Dialect(case.dialect.need));
+    };
+    let mode = case.mode?;
+    (claim.mode.as_deref() != Some(mode))
+        .then(|| case.dialect.mode_need(mode).map(Need::Mode))
+        .flatten()
 }
 
 /// A pass of a case that exercises a mechanism the implementation lacks tested nothing: not
@@ -661,6 +681,7 @@ fn shown_text(outcome: &StepOutcome) -> String {
         StepOutcome::Call(c) => serde_json::to_string(c).unwrap_or_default(),
         StepOutcome::NewTurn => String::new(),
         StepOutcome::Select(sel) => serde_json::to_string(sel).unwrap_or_default(),
+        StepOutcome::Validate(v) => serde_json::to_string(v).unwrap_or_default(),
         StepOutcome::Refused(message) => message.to_string(),
     }
 }

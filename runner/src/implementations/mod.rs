@@ -8,6 +8,7 @@
 pub mod adapter;
 pub mod adapter_server;
 pub mod reference;
+pub mod reference_agentskills;
 
 use crate::protocol::fault::{Fault, FaultKind};
 use crate::protocol::{ImplInfo, StepOutcome, WireConfig, WireStep};

@@ -6,7 +6,11 @@
 
 use std::path::PathBuf;
 
+use skillspec_reference::agentskills::{self, Mode};
 use skillspec_reference::{Config, Runtime};
+
+use crate::implementations::reference_agentskills::Session;
+use crate::protocol::dialects::Claim;
 
 use crate::implementations::{ImplError, Implementation};
 use crate::protocol::features::Feature;
@@ -58,10 +62,13 @@ impl Omission {
     }
 }
 
-/// The reference runtime, one fresh [`Runtime`] per case.
+/// The reference runtime, one fresh [`Runtime`] per case (or, for a case of dialect
+/// `agentskills`, one fresh client of that dialect in the reference's mode).
 pub struct Reference {
     info: ImplInfo,
     runtime: Option<Runtime>,
+    agentskills: Option<Session>,
+    mode: Mode,
     omitted: Vec<Omission>,
     /// Profile `hitl`: the human the case scripts.
     human: ScriptedHuman,
@@ -116,12 +123,22 @@ impl Reference {
                 process_per_case: false,
                 side_by_side: None,
                 tool_names: Default::default(),
+                dialects: dialect_claims(Mode::Lenient),
                 ..ImplInfo::default()
             },
             runtime: None,
+            agentskills: None,
+            mode: Mode::Lenient,
             omitted: Vec::new(),
             human: ScriptedHuman::default(),
         }
+    }
+
+    /// The same reference claiming dialect `agentskills` in `mode` (the default: lenient).
+    pub fn with_mode(mut self, mode: Mode) -> Reference {
+        self.mode = mode;
+        self.info.dialects = dialect_claims(mode);
+        self
     }
 
     /// The same reference asking, over the protocol, for a fresh process per case.
@@ -140,6 +157,17 @@ impl Reference {
         }
         self
     }
+}
+
+/// The dialects the reference claims: Portable Skills, and the open standard in `mode`.
+fn dialect_claims(mode: Mode) -> Vec<Claim> {
+    let mut out = crate::protocol::dialects::default_claims();
+    out.push(Claim {
+        name: "agentskills".into(),
+        version: agentskills::VERSION.into(),
+        mode: Some(mode.as_str().into()),
+    });
+    out
 }
 
 /// Translates the wire configuration into the reference's own.
@@ -226,6 +254,7 @@ fn wire_guides(guides: &[(&skillspec_reference::Guide, Option<&str>)]) -> Vec<Lo
             description: Some(g.description.clone()),
             body: Some(g.body.clone()),
             trust: trust.map(str::to_owned),
+            location: None,
         })
         .collect()
 }
@@ -249,9 +278,16 @@ impl Implementation for Reference {
         &mut self,
         _seq: u64,
         _case_id: &str,
-        _root: &str,
+        root: &str,
         wire: &WireConfig,
     ) -> Result<(), ImplError> {
+        self.runtime = None;
+        self.agentskills = None;
+        // The reference claims two dialects: the case says whose rules apply.
+        if wire.dialect.as_deref() == Some("agentskills") {
+            self.agentskills = Some(Session::start(self.mode, root, wire));
+            return Ok(());
+        }
         let mut config = runtime_config(wire);
         if self.omitted.contains(&Omission::TradingGuard) {
             config.allow_trading = true;
@@ -266,6 +302,9 @@ impl Implementation for Reference {
     }
 
     fn step(&mut self, _index: usize, step: &WireStep) -> Result<StepOutcome, ImplError> {
+        if let Some(session) = &mut self.agentskills {
+            return Ok(session.step(step));
+        }
         let rt = self
             .runtime
             .as_mut()
@@ -323,11 +362,15 @@ impl Implementation for Reference {
                     tool_ceiling: selection.map_or_else(|| tools.clone(), |s| s.tool_ceiling),
                 })
             }
+            WireStep::Validate { .. } => StepOutcome::Refused(
+                "validation is dialect agentskills'; this case is Portable Skills'".into(),
+            ),
         })
     }
 
     fn end_case(&mut self) -> Result<(), ImplError> {
         self.runtime = None;
+        self.agentskills = None;
         Ok(())
     }
 }
@@ -389,6 +432,8 @@ mod tests {
                 answers: vec!["approve".into()],
                 timeout_ms: None,
             }),
+            dialect: None,
+            user_skills_root: None,
         }
     }
 

@@ -95,14 +95,24 @@ pub enum Mechanism {
     NestedScan,
     /// A tool that sees the model's argument object (not only positional values).
     ArgumentKeys,
+    /// A scan of skills directories (`discover`): a validator has none.
+    Scan,
+    /// A validator (`validate`, dialect `agentskills`): most clients have none.
+    Validate,
+    /// Activation (`activate_skill`, dialect `agentskills`): a validator has none.
+    #[serde(rename = "activate_skill")]
+    ActivateTool,
 }
 
 impl Mechanism {
-    pub const ALL: [Mechanism; 4] = [
+    pub const ALL: [Mechanism; 7] = [
         Mechanism::ReadTool,
         Mechanism::RunTool,
         Mechanism::NestedScan,
         Mechanism::ArgumentKeys,
+        Mechanism::Scan,
+        Mechanism::Validate,
+        Mechanism::ActivateTool,
     ];
 
     pub fn word(self) -> &'static str {
@@ -111,7 +121,21 @@ impl Mechanism {
             Mechanism::RunTool => "skill_run_script",
             Mechanism::NestedScan => "nested-scan",
             Mechanism::ArgumentKeys => "argument-keys",
+            Mechanism::Scan => "scan",
+            Mechanism::Validate => "validate",
+            Mechanism::ActivateTool => "activate_skill",
         }
+    }
+
+    /// Whether a case that uses this mechanism cannot be asked at all of a runtime without it: an
+    /// operation the runtime does not have (a scan, a validator, activation). Such a case is
+    /// UNSUPPORTED, never sent. For the others (a tool, a deeper scan, argument keys) the case
+    /// runs, and a pass is "not exercised".
+    pub fn gates(self) -> bool {
+        matches!(
+            self,
+            Mechanism::Scan | Mechanism::Validate | Mechanism::ActivateTool
+        )
     }
 
     pub fn parse(word: &str) -> Option<Mechanism> {
@@ -123,6 +147,7 @@ impl Mechanism {
         match tool {
             "skill_read_reference" => Some(Mechanism::ReadTool),
             "skill_run_script" => Some(Mechanism::RunTool),
+            "activate_skill" => Some(Mechanism::ActivateTool),
             _ => None,
         }
     }
@@ -139,11 +164,19 @@ impl std::fmt::Display for Mechanism {
 }
 
 /// What a case needs of an implementation that it may not have: an optional feature it must
-/// declare, or a skill file format it must read. A case with a need unmet is UNSUPPORTED.
+/// declare, a skill file format it must read, the dialect it must claim, or the mode of that
+/// dialect it must claim. A case with a need unmet is UNSUPPORTED.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Need {
     Feature(crate::protocol::features::Feature),
     Format(Format),
+    /// `dialect NAME VERSION` ([`crate::protocol::dialects::Dialect::need`]).
+    Dialect(&'static str),
+    /// `mode NAME` ([`crate::protocol::dialects::Dialect::mode_needs`]).
+    Mode(&'static str),
+    /// An operation the runtime lacks ([`Mechanism::gates`]): `scan`, `validate`,
+    /// `activate_skill`.
+    Mechanism(Mechanism),
 }
 
 impl Need {
@@ -156,14 +189,35 @@ impl Need {
         match self {
             Need::Feature(f) => f.as_str(),
             Need::Format(f) => f.word(),
+            Need::Dialect(w) | Need::Mode(w) => w,
+            Need::Mechanism(m) => m.word(),
         }
     }
 
-    /// A feature's or a format's word.
+    /// A feature's, a format's, a dialect's or a mode's word.
     pub fn parse(word: &str) -> Option<Need> {
+        use crate::protocol::dialects::DIALECTS;
         crate::protocol::features::Feature::parse(word)
             .map(Need::Feature)
             .or_else(|| Format::parse(word).map(Need::Format))
+            .or_else(|| {
+                DIALECTS
+                    .iter()
+                    .find(|d| d.need == word)
+                    .map(|d| Need::Dialect(d.need))
+            })
+            .or_else(|| {
+                DIALECTS
+                    .iter()
+                    .flat_map(|d| d.mode_needs.iter())
+                    .find(|m| **m == word)
+                    .map(|m| Need::Mode(m))
+            })
+            .or_else(|| {
+                Mechanism::parse(word)
+                    .filter(|m| m.gates())
+                    .map(Need::Mechanism)
+            })
     }
 }
 

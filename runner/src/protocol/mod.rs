@@ -6,6 +6,7 @@
 //!   description and `protocol/*.schema.json` the schemas; these types are the runner's side of
 //!   the same contract;
 //! - [`features`]: the closed list of optional features an implementation declares;
+//! - [`dialects`]: the rule sets an implementation claims (`implementation.dialects`);
 //! - [`fault`]: what the runner knows when an implementation breaks, typed;
 //! - [`transport`]: the adapter's process and pipes, bounded;
 //! - [`live`]: the adapter process groups a run keeps alive, and the signal path;
@@ -15,6 +16,7 @@
 //! Shutdown); SPEC.md `tools.registration` for the names of the specification's tools.
 
 pub mod claims;
+pub mod dialects;
 pub mod fault;
 pub mod features;
 pub mod live;
@@ -31,7 +33,8 @@ use crate::protocol::features::Feature;
 
 /// The tools the specification defines. `tools` expectations compare only these: a host's own
 /// tools are not the suite's business. The first two are the core's; the lifecycle tools belong
-/// to the `trust` profile (SPEC.md `skills.lifecycle`), the last three to the `hitl` profile.
+/// to the `trust` profile (SPEC.md `skills.lifecycle`), the next three to the `hitl` profile, and
+/// `activate_skill` to dialect `agentskills` (its activation, SPEC.md "Dialect `agentskills`").
 // spec: tools.registration
 pub const SPEC_TOOLS: &[&str] = &[
     "skill_read_reference",
@@ -42,6 +45,7 @@ pub const SPEC_TOOLS: &[&str] = &[
     "read_skill",
     "read_skill_file",
     "run_skill_script",
+    "activate_skill",
 ];
 
 /// A JSON value as messages quote it: compact, at most 400 bytes (then cut, with the size).
@@ -99,6 +103,13 @@ pub struct WireConfig {
     /// Profile `hitl`: the approval-gated script host (SPEC.md, "Profile `hitl`").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hitl: Option<WireHitl>,
+    /// The dialect of the case (SPEC.md "Dialects"): an implementation that claims several
+    /// applies this one's rules. Absent: `portable-skills`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<String>,
+    /// Dialect `agentskills`: the user-level skills directory (`skills_root` is the project's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_skills_root: Option<String>,
 }
 
 /// `config.hitl`: every field is always sent.
@@ -154,6 +165,8 @@ pub enum WireStep {
     /// Profile `selection`: select the active skills for a message, and report the tool ceiling
     /// over the host's `tools`.
     Select { message: String, tools: Vec<String> },
+    /// Dialect `agentskills`: a validator's verdict on one skill directory (absolute path).
+    Validate { path: String },
 }
 
 impl WireStep {
@@ -165,6 +178,7 @@ impl WireStep {
             WireStep::Call { .. } => "call",
             WireStep::NewTurn => "new_turn",
             WireStep::Select { .. } => "select",
+            WireStep::Validate { .. } => "validate",
         }
     }
 }
@@ -234,6 +248,9 @@ pub struct ImplInfo {
     /// The mechanisms the runtime does not have, each with the adapter's reason.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub lacks: BTreeMap<Mechanism, String>,
+    /// The dialects the implementation claims (absent: `portable-skills`).
+    #[serde(default = "dialects::default_claims")]
+    pub dialects: Vec<dialects::Claim>,
 }
 
 fn is_default_scope(s: &ReadScope) -> bool {
@@ -264,6 +281,7 @@ impl Default for ImplInfo {
             read_scope: ReadScope::default(),
             formats: all_formats(),
             lacks: BTreeMap::new(),
+            dialects: dialects::default_claims(),
         }
     }
 }
@@ -272,6 +290,11 @@ impl ImplInfo {
     /// Whether the runtime reads this skill file format.
     pub fn reads(&self, format: Format) -> bool {
         self.formats.contains(&format)
+    }
+
+    /// The claim of this implementation that covers cases of `dialect`, if any.
+    pub fn claim_of(&self, dialect: &dialects::Dialect) -> Option<&dialects::Claim> {
+        self.dialects.iter().find(|c| c.covers(dialect))
     }
 
     /// Whether several processes of this implementation may run cases at once.
@@ -355,6 +378,8 @@ struct WireImplInfo {
     formats: Option<Vec<String>>,
     #[serde(default)]
     lacks: BTreeMap<String, String>,
+    #[serde(default)]
+    dialects: Option<Vec<dialects::Claim>>,
 }
 
 /// What is wrong with an `implementation` object.
@@ -362,6 +387,7 @@ struct WireImplInfo {
 pub enum ImplInfoError {
     ToolNames(ToolNamesError),
     Claim(ClaimError),
+    Dialects(String),
 }
 
 impl std::fmt::Display for ImplInfoError {
@@ -369,6 +395,7 @@ impl std::fmt::Display for ImplInfoError {
         match self {
             ImplInfoError::ToolNames(e) => e.fmt(f),
             ImplInfoError::Claim(e) => e.fmt(f),
+            ImplInfoError::Dialects(e) => f.write_str(e),
         }
     }
 }
@@ -395,6 +422,7 @@ impl TryFrom<WireImplInfo> for ImplInfo {
         let read_scope = claims::read_scope(w.read_scope.as_deref())?;
         let formats = claims::formats(w.formats)?;
         let lacks = claims::lacks(w.lacks)?;
+        let dialects = dialects::claims(w.dialects).map_err(ImplInfoError::Dialects)?;
         let (features, unknown_features) = crate::protocol::features::split_declared(w.features);
         Ok(ImplInfo {
             name: w.name,
@@ -408,6 +436,7 @@ impl TryFrom<WireImplInfo> for ImplInfo {
             read_scope,
             formats,
             lacks,
+            dialects,
         })
     }
 }
@@ -474,6 +503,10 @@ pub struct LoadedGuide {
     /// Profile `trust`: `trusted` or `installed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust: Option<String>,
+    /// Dialect `agentskills`: the absolute path of the skill's `SKILL.md` (its record's
+    /// `location`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
 }
 
 /// One skipped path as reported by `discover` (feature `skip-report`).
@@ -526,6 +559,17 @@ pub struct SelectResult {
     pub selected: Vec<SelectedSkill>,
     /// The tools of the step's `tools` that remain available (order not compared).
     pub tool_ceiling: Vec<String>,
+}
+
+/// The result of a `validate` step (dialect `agentskills`): the validator's verdict, its problems
+/// in its own words (never compared), and the properties it read (absent: it read none).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ValidateResult {
+    pub valid: bool,
+    #[serde(default)]
+    pub problems: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub properties: Option<serde_json::Map<String, Value>>,
 }
 
 /// The result of a `call` step: `{"ok":true,"value":{..}}` or `{"ok":false,"error":{"code":..}}`.
@@ -599,6 +643,7 @@ pub enum StepOutcome {
     Call(CallResult),
     NewTurn,
     Select(SelectResult),
+    Validate(ValidateResult),
     /// The runtime refused the step (or to start for the case), with its own message: judged
     /// as a safe refusal (by the case layer, `cases::refusal`).
     Refused(String),
@@ -671,6 +716,9 @@ impl StepOutcome {
             WireStep::Select { .. } => {
                 StepOutcome::Select(serde_json::from_value(result).map_err(parse_err)?)
             }
+            WireStep::Validate { .. } => {
+                StepOutcome::Validate(serde_json::from_value(result).map_err(parse_err)?)
+            }
         })
     }
 
@@ -696,6 +744,7 @@ impl StepOutcome {
             StepOutcome::Call(c) => serde_json::to_value(c),
             StepOutcome::NewTurn => Ok(Value::Object(Default::default())),
             StepOutcome::Select(r) => serde_json::to_value(r),
+            StepOutcome::Validate(r) => serde_json::to_value(r),
             StepOutcome::Refused(message) => {
                 Ok(serde_json::json!({"refused": {"message": message}}))
             }

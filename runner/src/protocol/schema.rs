@@ -112,6 +112,7 @@ impl Schemas {
             WireStep::Prompt => "prompt",
             WireStep::NewTurn => "new_turn",
             WireStep::Select { .. } => "select",
+            WireStep::Validate { .. } => "validate",
             WireStep::Call { .. } => match result.get("ok") {
                 Some(Value::Bool(true)) => "call_ok",
                 Some(Value::Bool(false)) => "call_error",

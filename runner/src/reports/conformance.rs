@@ -413,6 +413,8 @@ pub(super) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Conformance {
     pub areas: BTreeMap<String, AreaConformance>,
+    /// The same cases counted by dialect (SPEC.md, "Dialects").
+    pub dialects: BTreeMap<String, AreaConformance>,
 }
 
 impl Conformance {

@@ -78,6 +78,7 @@ fn case_json(case: &ReportCase, o: &CaseOutcome, verdict: super::Verdict) -> Val
         ("file", json!(case.file)),
         ("line", json!(case.line)),
         ("area", json!(case.area)),
+        ("dialect", json!(case.dialect)),
         ("clauses", json!(case.clauses)),
         ("status", json!(o.status.word())),
         ("verdict", json!(verdict.word())),
@@ -144,6 +145,28 @@ pub fn to_json(report: &RunReport) -> Value {
             (area.clone(), Value::Object(v))
         })
         .collect();
+    let conformance_dialects: Map<String, Value> = conformance
+        .dialects
+        .iter()
+        .map(|(name, a)| {
+            let mut v = Map::new();
+            for (level, c) in LEVELS.iter().zip(&a.levels) {
+                v.insert(level_word(*level).to_owned(), c.to_json());
+            }
+            let label = report.dialect_label(name);
+            v.insert("label".into(), json!(label));
+            v.insert(
+                "claimed".into(),
+                json!(crate::protocol::dialects::lookup(name)
+                    .is_some_and(|d| report.implementation.claim_of(d).is_some())),
+            );
+            v.insert(
+                "statement".into(),
+                json!(a.statement(&format!("dialect {label}"))),
+            );
+            (name.clone(), Value::Object(v))
+        })
+        .collect();
     let mut out = json!({
         "report_version": 1,
         "protocol_version": crate::protocol::PROTOCOL_VERSION,
@@ -156,6 +179,7 @@ pub fn to_json(report: &RunReport) -> Value {
         "areas": areas,
         "conformance": {
             "areas": conformance_areas,
+            "dialects": conformance_dialects,
             "unsafe": conformance.unsafe_total(),
             "unsafe_distinct": report.unsafe_distinct(),
             "permissive": conformance.permissive_total(),
@@ -363,6 +387,9 @@ fn case(v: &Value) -> Result<(ReportCase, CaseOutcome), String> {
         clauses,
         level,
         twin_of: opt_text(v, "twin_of")?,
+        // A report of a runner before dialects: every case was Portable Skills'.
+        dialect: opt_text(v, "dialect")?
+            .unwrap_or_else(|| crate::protocol::dialects::DEFAULT.to_owned()),
     };
     let outcome = CaseOutcome {
         status: status(v)?,

@@ -308,7 +308,7 @@ fn one(out: &mut String, r: &ReportView) {
         }
     }
     let _ = writeln!(out);
-    for s in r.statements.values() {
+    for s in r.statements.values().chain(&r.dialect_statements) {
         let _ = writeln!(out, "- {}", md(s));
     }
     let _ = writeln!(out);

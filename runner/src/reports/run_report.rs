@@ -29,6 +29,8 @@ pub struct ReportCase {
     pub level: Level,
     /// The case it mirrors for the legacy format, if it is such a twin.
     pub twin_of: Option<String>,
+    /// The dialect whose rules it checks (SPEC.md, "Dialects").
+    pub dialect: String,
 }
 
 impl From<&Case> for ReportCase {
@@ -42,6 +44,7 @@ impl From<&Case> for ReportCase {
             area: case.area.clone(),
             level: level_of(&case.clauses),
             twin_of: case.twin_of.clone(),
+            dialect: case.dialect.name.to_owned(),
         }
     }
 }
@@ -140,8 +143,34 @@ impl RunReport {
         let mut c = Conformance::default();
         for r in self.cases() {
             c.areas.entry(r.case.area.clone()).or_default().add(&r);
+            c.dialects
+                .entry(r.case.dialect.clone())
+                .or_default()
+                .add(&r);
         }
         c
+    }
+
+    /// How the reports name the counts of `dialect`: its claim (`agentskills 2026-08
+    /// (lenient)`), or, for a dialect the implementation does not claim, `NAME VERSION (not
+    /// claimed)`: its cases are shown for information and never headline.
+    pub fn dialect_label(&self, dialect: &str) -> String {
+        let known = crate::protocol::dialects::lookup(dialect);
+        let claim = known.and_then(|d| self.implementation.claim_of(d));
+        match (claim, known) {
+            (Some(c), _) => c.label(),
+            (None, Some(d)) => format!("{} {} (not claimed)", d.name, d.version),
+            (None, None) => format!("{dialect} (not claimed)"),
+        }
+    }
+
+    /// One line per dialect of the run: its label and its conformance statement.
+    pub fn dialect_statements(&self, conformance: &Conformance) -> Vec<String> {
+        conformance
+            .dialects
+            .iter()
+            .map(|(name, a)| a.statement(&format!("dialect {}", self.dialect_label(name))))
+            .collect()
     }
 
     /// Ids of the cases that failed or errored, sorted (for `--write-failures`).

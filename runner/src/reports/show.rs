@@ -296,6 +296,20 @@ fn hitl(s: &mut String, h: &CaseHitl) {
     }
 }
 
+/// What a `validate` step expects, in words.
+fn expect_validate(s: &mut String, e: &crate::cases::expect::ValidateExpect) {
+    if let Some(valid) = e.valid {
+        let _ = writeln!(
+            s,
+            "     expect the skill {}",
+            if valid { "valid" } else { "invalid" }
+        );
+    }
+    for (k, m) in &e.properties {
+        let _ = writeln!(s, "     expect the property {k} that {}", matcher(m));
+    }
+}
+
 /// Each step: what it does, then what it expects.
 fn steps(s: &mut String, case: &Case) {
     let _ = writeln!(s, "\nSteps:");
@@ -310,6 +324,7 @@ fn steps(s: &mut String, case: &Case) {
             Some(OutcomeExpect::Prompt(p)) => expect_prompt(s, p),
             Some(OutcomeExpect::Call(c)) => expect_call(s, c),
             Some(OutcomeExpect::Select(e)) => expect_select(s, e),
+            Some(OutcomeExpect::Validate(e)) => expect_validate(s, e),
         }
         if let Some(f) = &step.expect.files {
             for p in &f.exists {
@@ -332,6 +347,9 @@ fn action(action: &Action, skill_dirs: bool) -> String {
         Action::Implementation(WireStep::Discover) => "scan the skills root".to_owned(),
         Action::Implementation(WireStep::Tools) => "list the tools offered to the model".to_owned(),
         Action::Implementation(WireStep::Prompt) => "render the system prompt".to_owned(),
+        Action::Implementation(WireStep::Validate { path }) => {
+            format!("validate the skill directory {path}")
+        }
         Action::Implementation(WireStep::NewTurn) => "start a new turn".to_owned(),
         Action::Implementation(WireStep::Call { tool, args }) => {
             format!("call {tool} with {args}")

@@ -72,6 +72,10 @@ pub(super) fn summary_raw(report: &RunReport) -> String {
         let _ = writeln!(s, "{}", one_line(&a.statement(area)));
     }
     let _ = writeln!(s);
+    for line in report.dialect_statements(&conformance) {
+        let _ = writeln!(s, "{}", one_line(&line));
+    }
+    let _ = writeln!(s);
     let _ = writeln!(s, "result: {}", result_line(report, &conformance));
     if let Some(stopped) = &report.stopped {
         let _ = writeln!(s, "stopped early: {}", one_line(&stopped.reason));

@@ -39,6 +39,8 @@ pub struct ReportView {
     pub conformance: Conformance,
     /// The plain line of each area.
     pub statements: BTreeMap<String, String>,
+    /// The plain line of each dialect the run has cases of (SPEC.md, "Dialects").
+    pub dialect_statements: Vec<String>,
 }
 
 impl ReportView {
@@ -62,7 +64,9 @@ impl ReportView {
                 (area.clone(), line)
             })
             .collect();
+        let dialect_statements = run.dialect_statements(&conformance);
         Ok(ReportView {
+            dialect_statements,
             source: source.to_owned(),
             runner_version: v
                 .get("runner")

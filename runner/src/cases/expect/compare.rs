@@ -26,6 +26,7 @@ pub fn check_outcome(
             check_call(e, tool, a)
         }
         (OutcomeExpect::Select(e), StepOutcome::Select(a)) => check_select(e, a),
+        (OutcomeExpect::Validate(e), StepOutcome::Validate(a)) => check_validate(e, a),
         (e, StepOutcome::Refused(message)) => {
             crate::cases::expect::refusal::judge(e, step, message, skip_report)
         }
@@ -35,6 +36,37 @@ pub fn check_outcome(
             format!("{other:?}"),
         )],
     }
+}
+
+/// A validator's verdict and the properties it read (dialect `agentskills`). Every mismatch is
+/// different: the dialect states no security purpose for its rules.
+pub(super) fn check_validate(e: &ValidateExpect, a: &ValidateResult) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    if let Some(want) = e.valid {
+        if a.valid != want {
+            let why = if a.problems.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", show(&serde_json::json!(a.problems)))
+            };
+            out.push(mismatch(
+                "verdict",
+                if want { "valid" } else { "invalid" },
+                format!("{}{why}", if a.valid { "valid" } else { "invalid" }),
+            ));
+        }
+    }
+    for (field, m) in &e.properties {
+        let v = a.properties.as_ref().and_then(|p| p.get(field));
+        if let Err(want) = m.check(v) {
+            out.push(mismatch(
+                format!("property `{field}`"),
+                want,
+                v.map_or("(missing)".into(), show),
+            ));
+        }
+    }
+    out
 }
 
 /// How [`check_allowed_list`] words its two mismatches.
@@ -110,6 +142,7 @@ pub(super) fn check_discover(
             ("description", &g.description, &actual.description),
             ("body", &g.body, &actual.body),
             ("trust", &g.trust, &actual.trust),
+            ("location", &g.location, &actual.location),
         ];
         for (field, matcher, value) in fields {
             if let Some(m) = matcher {

@@ -31,11 +31,12 @@ pub use kinds::{Mismatch, MismatchKind, EXECUTION_CODES, UNKNOWN_TOOL};
 pub use matcher::{MatchOps, Matcher, OneOrMany};
 pub use shapes::{
     CallExpect, DiscoverExpect, ErrorExpect, FilesExpect, GuideExpect, PromptExpect, SelectExpect,
-    ToolsExpect,
+    ToolsExpect, ValidateExpect,
 };
 
 use crate::protocol::{
-    CallResult, DiscoverResult, PromptResult, SelectResult, StepOutcome, ToolsResult, WireStep,
+    CallResult, DiscoverResult, PromptResult, SelectResult, StepOutcome, ToolsResult,
+    ValidateResult, WireStep,
 };
 use call::check_call;
 use kinds::mismatch;
@@ -75,7 +76,14 @@ impl Expect {
             Some(OutcomeExpect::Discover(d)) => {
                 out.push(json!(d.loaded).to_string());
                 for g in d.guides.values() {
-                    let all = [&g.format, &g.name, &g.description, &g.body, &g.trust];
+                    let all = [
+                        &g.format,
+                        &g.name,
+                        &g.description,
+                        &g.body,
+                        &g.trust,
+                        &g.location,
+                    ];
                     out.extend(all.into_iter().flatten().map(matcher));
                 }
                 out.push(json!(d.skipped).to_string());
@@ -97,6 +105,7 @@ impl Expect {
                 out.push(json!(sel.selected).to_string());
                 out.push(json!(sel.tool_ceiling).to_string());
             }
+            Some(OutcomeExpect::Validate(v)) => out.push(fields(&v.properties)),
             None => {}
         }
         out.join("\n")
@@ -111,11 +120,13 @@ pub enum OutcomeExpect {
     Prompt(PromptExpect),
     Call(CallExpect),
     Select(SelectExpect),
+    Validate(ValidateExpect),
 }
 
 impl OutcomeExpect {
     /// This expectation with `{root}` in its texts replaced by the case root (the absolute
-    /// directories profile `hitl` reports). Only call and prompt expectations hold such texts.
+    /// directories profile `hitl` reports, the `location` of dialect `agentskills`). Only call,
+    /// prompt and discover expectations hold such texts.
     pub fn with_root(&self, root: &str) -> OutcomeExpect {
         let text = |t: &String| t.replace("{root}", root);
         let fields = |m: &BTreeMap<String, Matcher>| -> BTreeMap<String, Matcher> {
@@ -141,6 +152,18 @@ impl OutcomeExpect {
                 occurrences: p.occurrences.iter().map(|(k, n)| (text(k), *n)).collect(),
                 same_as_baseline: p.same_as_baseline,
                 native: p.native.clone(),
+            }),
+            OutcomeExpect::Discover(d) => OutcomeExpect::Discover(DiscoverExpect {
+                guides: d
+                    .guides
+                    .iter()
+                    .map(|(id, g)| {
+                        let mut g = g.clone();
+                        g.location = g.location.as_ref().map(|m| m.with_root(root));
+                        (id.clone(), g)
+                    })
+                    .collect(),
+                ..d.clone()
             }),
             other => other.clone(),
         }

@@ -3,7 +3,8 @@
 //! refused to start. A refusal is a safe outcome: it is never unsafe and never ERROR.
 //!
 //! The refused step counts as the safe answer of its operation (nothing loaded, no tool offered,
-//! an empty prompt, nothing selected, a call refused with the code [`REFUSED`]) and is compared
+//! an empty prompt, nothing selected, a call refused with the code [`REFUSED`], a skill judged
+//! invalid) and is compared
 //! with the step's expectation like any result; every mismatch that leaves is "different", and
 //! its text carries the runtime's own message. So a case that expects nothing loaded passes
 //! against a refused scan, and a case expecting `error: invalid_path` fails as different (the
@@ -12,7 +13,7 @@
 use crate::cases::expect::{check_outcome, show, Mismatch, MismatchKind, OutcomeExpect};
 use crate::protocol::{
     CallResult, DiscoverResult, OkFalse, PromptResult, SelectResult, StepOutcome, ToolsResult,
-    WireStep, REFUSED,
+    ValidateResult, WireStep, REFUSED,
 };
 
 /// The outcome a refused `step` counts as: the safe answer of its operation.
@@ -43,6 +44,11 @@ pub fn counted_as(step: &WireStep, message: &str) -> StepOutcome {
         WireStep::Select { .. } => StepOutcome::Select(SelectResult {
             selected: Vec::new(),
             tool_ceiling: Vec::new(),
+        }),
+        WireStep::Validate { .. } => StepOutcome::Validate(ValidateResult {
+            valid: false,
+            problems: vec![message.to_owned()],
+            properties: None,
         }),
     }
 }

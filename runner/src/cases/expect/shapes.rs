@@ -59,6 +59,9 @@ pub struct GuideExpect {
     /// Profile `trust`: `trusted` or `installed`.
     #[serde(default)]
     pub trust: Option<Matcher>,
+    /// Dialect `agentskills`: the record's `location` (`{root}` is the case root).
+    #[serde(default)]
+    pub location: Option<Matcher>,
 }
 
 impl GuideExpect {
@@ -68,6 +71,25 @@ impl GuideExpect {
             && self.description.is_none()
             && self.body.is_none()
             && self.trust.is_none()
+            && self.location.is_none()
+    }
+}
+
+/// What `validate` (dialect `agentskills`) must report. Each key is optional; at least one.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValidateExpect {
+    /// The validator's verdict.
+    #[serde(default)]
+    pub valid: Option<bool>,
+    /// Properties the validator read (`name`, `description`, ...).
+    #[serde(default)]
+    pub properties: BTreeMap<String, Matcher>,
+}
+
+impl ValidateExpect {
+    pub fn is_empty(&self) -> bool {
+        self.valid.is_none() && self.properties.is_empty()
     }
 }
 

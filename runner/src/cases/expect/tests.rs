@@ -189,6 +189,7 @@ fn guide(id: &str) -> LoadedGuide {
         description: None,
         body: None,
         trust: None,
+        location: None,
     }
 }
 

@@ -539,6 +539,13 @@ fn levels_table(out: &mut String, n: usize, r: &ReportView, t: &LevelCounts) {
         }
     }
     let _ = writeln!(out, "</table>");
+    if !r.dialect_statements.is_empty() {
+        let _ = write!(out, "<h3>By dialect</h3><ul class=\"dialects\">");
+        for line in &r.dialect_statements {
+            let _ = write!(out, "<li>{}</li>", esc(line));
+        }
+        let _ = writeln!(out, "</ul>");
+    }
 }
 
 /// The failure lists: unsafe, permissive, different, then the other problems.

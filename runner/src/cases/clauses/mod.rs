@@ -1,7 +1,12 @@
-//! The clause ids, mirrored from the clause index at the end of SPEC.md (their source; SPEC.md
-//! explains each). Cases may only cite ids listed here, and a case citing a clause that belongs
-//! to an optional feature must require that feature.
+//! The clause ids, mirrored from the clause indexes of SPEC.md (their source; SPEC.md explains
+//! each): the `portable-skills` dialect's and its profiles' here ([`CLAUSES`]), each other
+//! dialect's in a module of its own ([`agentskills`]), and which dialect each table belongs to
+//! ([`TABLES`]). Cases may only cite ids listed here, all of one dialect, and a case citing a
+//! clause that belongs to an optional feature must require that feature.
 
+pub mod agentskills;
+
+use crate::protocol::dialects::{self, Dialect};
 use crate::protocol::features::Feature;
 
 pub use crate::protocol::SPEC_TOOLS;
@@ -465,9 +470,28 @@ pub const CLAUSES: &[Clause] = &[
     },
 ];
 
-/// Looks a clause up by id.
+/// Each dialect's clause table: the data that makes a dialect (with its cases).
+pub const TABLES: &[(&str, &[Clause])] = &[
+    ("portable-skills", CLAUSES),
+    ("agentskills", agentskills::CLAUSES),
+];
+
+/// Every clause of every dialect, with its dialect.
+pub fn all() -> impl Iterator<Item = (&'static Dialect, &'static Clause)> {
+    TABLES.iter().flat_map(|(name, table)| {
+        let d = dialects::lookup(name);
+        table.iter().filter_map(move |c| d.map(|d| (d, c)))
+    })
+}
+
+/// Looks a clause up by id, in every dialect.
 pub fn lookup(id: &str) -> Option<&'static Clause> {
-    CLAUSES.iter().find(|c| c.id == id)
+    all().find(|(_, c)| c.id == id).map(|(_, c)| c)
+}
+
+/// The dialect a clause belongs to.
+pub fn dialect_of(id: &str) -> Option<&'static Dialect> {
+    all().find(|(_, c)| c.id == id).map(|(d, _)| d)
 }
 
 /// The clauses whose refusals have no security purpose (SPEC.md, "How verdicts are judged":
@@ -484,6 +508,9 @@ pub const WITHOUT_SECURITY_PURPOSE: &[&str] = &[
     "selection.order",
     "selection.score",
     "selection.budget",
+    // Dialect `agentskills`: the standard states no security purpose for any of its rules (SPEC.md,
+    // "Dialect `agentskills`", threat model); accepting what it refuses is a different answer.
+    "agentskills",
 ];
 
 /// Whether a refusal the clause requires guards a boundary (a path, a scope, an extension,
@@ -518,32 +545,30 @@ mod tests {
         ] {
             assert!(!has_security_purpose(id), "{id}");
         }
-        // Every entry names clauses that exist.
+        // Every entry names clauses that exist, in any dialect.
         for p in WITHOUT_SECURITY_PURPOSE {
             assert!(
-                CLAUSES
-                    .iter()
-                    .any(|c| c.id == *p || c.id.starts_with(&format!("{p}."))),
+                all().any(|(_, c)| c.id == *p || c.id.starts_with(&format!("{p}."))),
                 "{p}"
             );
         }
+        assert!(!has_security_purpose("agentskills.name.charset"));
     }
 
     fn spec() -> String {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../SPEC.md")).unwrap()
     }
 
-    /// SPEC.md's clause index is the source of the ids: this table mirrors it exactly (ids, order,
-    /// levels, features).
-    #[test]
-    fn clauses_mirror_the_spec_index() {
-        let spec = spec();
+    /// The rows (id, level, feature) of the clause index table that follows `heading` in SPEC.md,
+    /// up to the next heading.
+    fn index_rows(spec: &str, heading: &str) -> Vec<(String, String, String)> {
         let index = spec
-            .split("## Clause index")
+            .split(&format!("\n{heading}\n"))
             .nth(1)
-            .expect("SPEC.md has a clause index");
-        let rows: Vec<(String, String, String)> = index
+            .unwrap_or_else(|| panic!("SPEC.md has no `{heading}`"));
+        index
             .lines()
+            .take_while(|l| !l.starts_with('#'))
             .filter_map(|l| l.strip_prefix("| `"))
             .filter_map(|l| {
                 let cells: Vec<&str> = l.trim_end_matches(" |").split(" | ").collect();
@@ -556,8 +581,11 @@ mod tests {
                     _ => None,
                 }
             })
-            .collect();
-        let ours: Vec<(String, String, String)> = CLAUSES
+            .collect()
+    }
+
+    fn table_rows(table: &[Clause]) -> Vec<(String, String, String)> {
+        table
             .iter()
             .map(|c| {
                 (
@@ -571,8 +599,39 @@ mod tests {
                     c.feature.map_or("—".to_owned(), |f| f.as_str().to_owned()),
                 )
             })
-            .collect();
-        assert_eq!(rows, ours);
+            .collect()
+    }
+
+    /// SPEC.md's clause indexes are the source of the ids: each dialect's table mirrors its index
+    /// exactly (ids, order, levels, features).
+    #[test]
+    fn clauses_mirror_the_spec_index() {
+        let spec = spec();
+        assert_eq!(index_rows(&spec, "## Clause index"), table_rows(CLAUSES));
+        assert_eq!(
+            index_rows(&spec, "### Clause index of dialect `agentskills`"),
+            table_rows(agentskills::CLAUSES)
+        );
+        // Every table is a dialect of the protocol's list, and no id is in two tables.
+        for (name, _) in TABLES {
+            assert!(dialects::lookup(name).is_some(), "{name}");
+        }
+        let mut ids: Vec<&str> = all().map(|(_, c)| c.id).collect();
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n);
+    }
+
+    /// Every MUST clause of dialect `agentskills` is cited by at least two cases.
+    #[test]
+    fn every_agentskills_must_clause_has_two_cases() {
+        let (count, thin) = thinly_cited_in(agentskills::CLAUSES, |c| c.level == Level::Must);
+        assert_eq!(count, 15);
+        assert!(
+            thin.is_empty(),
+            "MUST clauses with fewer than two cases: {thin:?}"
+        );
     }
 
     /// A case may only cite a clause that SPEC.md explains in a section of its own.
@@ -584,7 +643,9 @@ mod tests {
             .cases
             .iter()
             .flat_map(|c| c.clauses.iter().map(move |k| (c.id.as_str(), k.as_str())))
-            .filter(|(_, k)| !spec.contains(&format!("### `{k}`")))
+            .filter(|(_, k)| {
+                !spec.contains(&format!("### `{k}`")) && !spec.contains(&format!("#### `{k}`"))
+            })
             .collect();
         assert!(
             unexplained.is_empty(),
@@ -637,8 +698,16 @@ mod tests {
     /// How many clauses `select` picks, and those of them that fewer than two cases of the
     /// repository suite cite (with their counts).
     fn thinly_cited(select: impl Fn(&Clause) -> bool) -> (usize, Vec<(&'static str, usize)>) {
+        thinly_cited_in(CLAUSES, select)
+    }
+
+    /// [`thinly_cited`] over the clauses of `table`.
+    fn thinly_cited_in(
+        table: &'static [Clause],
+        select: impl Fn(&Clause) -> bool,
+    ) -> (usize, Vec<(&'static str, usize)>) {
         let suite = crate::cases::load_dir(&crate::default_cases_dir()).unwrap();
-        let picked: Vec<&Clause> = CLAUSES.iter().filter(|c| select(c)).collect();
+        let picked: Vec<&Clause> = table.iter().filter(|c| select(c)).collect();
         let thin = picked
             .iter()
             .map(|c| {
