@@ -30,7 +30,8 @@
 //!    ([`reports::show`]); `mutants` (only with the cargo feature `mutants`): the suite against
 //!    each deliberate defect of the reference, a worker per mutant.
 //! 6. [`smoke`] (a plain-words diagnosis of an adapter: the smoke cases through `run_suite`)
-//!    and [`check_tree`] (the reference on a real skills root).
+//!    and [`check_tree`] (the reference on a real skills root), [`check_agentskills`] (the same
+//!    root judged by the open Agent Skills standard).
 //! 7. [`commands`]: the `skillspec` program's command line ([`commands::cli`]) and one module
 //!    per subcommand; `main.rs` only parses and dispatches.
 //!
@@ -39,6 +40,7 @@
 #![deny(unsafe_code)]
 
 pub mod cases;
+pub mod check_agentskills;
 pub mod check_tree;
 pub mod commands;
 pub mod embedded;

@@ -25,7 +25,12 @@ fn main() -> ExitCode {
         Command::List { cases, json } => list::list(cases, json),
         Command::Clauses { cases, json } => clauses::clauses(cases, json),
         Command::Show { id, cases } => show::show_case(cases, &id),
-        Command::CheckTree { root, json } => check_tree::check_tree(&root, json),
+        Command::CheckTree {
+            root,
+            json,
+            dialect,
+            mode,
+        } => check_tree::check_tree(&root, json, &dialect, mode.as_deref()),
         Command::Allowlist { root, only } => allowlist::allowlist(&root, &only),
         Command::Report { command } => report::report_command(command),
         Command::Adapter {

@@ -28,6 +28,7 @@ use crate::execution::{self, run_suite, CaseOutcome, Observer, Policy, RunOption
 use crate::implementations::reference::Reference;
 use crate::implementations::{ImplError, Implementation};
 use crate::output::outln;
+use skillspec_reference::agentskills::Mode;
 
 /// The name a worker takes for the unmutated reference.
 pub const BASELINE: &str = "none";
@@ -586,25 +587,51 @@ pub fn worker(name: &str, python: Option<&Path>, which: &WorkerSuite) -> ExitCod
         fixtures: fixtures.path().to_path_buf(),
         python: execution::python::resolve(python).unwrap_or_else(|_| "python3".into()),
     };
-    let selected = worker_order(&suite, which.case_filter.as_deref(), mutant);
-    let cases: Vec<&Case> = selected.iter().map(|(_, c)| *c).collect();
+    let mut selected = worker_order(&suite, which.case_filter.as_deref(), mutant);
+    // The reference claims one mode of dialect `agentskills` at a time: the cases written for
+    // strict clients run last, against a strict reference; every other case against a lenient
+    // one (SPEC.md, "Strict and lenient clients").
+    let strict = |c: &Case| c.mode == Some(Mode::Strict.as_str());
+    selected.sort_by_key(|(_, c)| strict(c));
+    let split = selected
+        .iter()
+        .position(|(_, c)| strict(c))
+        .unwrap_or(selected.len());
     let policy = Policy {
         retry_failures: true,
         ..Policy::default()
     };
-    let mut progress = Progress {
-        selected: &selected,
-        kills: 0,
-        stop_after: which.stop_after,
-        opens: mutant.and_then(Mutant::opens),
-        shown: false,
-    };
-    let start = |_worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
-        Ok(Box::new(Reference::default()))
-    };
-    // One worker: the supervisor reads this worker's `start`/`end` lines as the case in hand.
-    let outcome = run_suite(&cases, &start, &opts, &policy, &mut progress);
-    say(if outcome.stopped.is_some() {
+    let mut outcome = None;
+    let (mut kills, mut shown) = (0, false);
+    for (part, mode) in [
+        (&selected[..split], Mode::Lenient),
+        (&selected[split..], Mode::Strict),
+    ] {
+        if part.is_empty() {
+            continue;
+        }
+        let cases: Vec<&Case> = part.iter().map(|(_, c)| *c).collect();
+        let mut progress = Progress {
+            selected: part,
+            kills,
+            stop_after: which.stop_after,
+            opens: mutant.and_then(Mutant::opens),
+            shown,
+        };
+        let start = move |_worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
+            Ok(Box::new(Reference::default().with_mode(mode)))
+        };
+        // One worker: the supervisor reads this worker's `start`/`end` lines as the case in hand.
+        let run = run_suite(&cases, &start, &opts, &policy, &mut progress);
+        (kills, shown) = (progress.kills, progress.shown);
+        let stopped = run.stopped.is_some();
+        outcome = Some(run);
+        if stopped {
+            break;
+        }
+    }
+    let stopped = outcome.is_some_and(|o| o.stopped.is_some());
+    say(if stopped {
         "stopped".into()
     } else {
         "finished".into()

@@ -13,7 +13,13 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const ADAPTERS: [&str; 4] = ["sportsclaw", "hermes", "deepagents", "openskills"];
+const ADAPTERS: [&str; 5] = [
+    "sportsclaw",
+    "hermes",
+    "deepagents",
+    "openskills",
+    "skills-ref",
+];
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

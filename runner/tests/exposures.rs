@@ -288,3 +288,73 @@ fn a_runtime_without_approval_is_unsafe_wherever_a_helper_ran() {
         assert_eq!(case(&r, id)["failure_kind"], "unsafe", "{id}: {text}");
     }
 }
+
+/// The hardening relabelling, case for case (SPEC.md, "Hardening"): the same runtime without
+/// approval, once claiming Portable Skills and once only the open Agent Skills standard. Claiming
+/// the other dialect, every hardening case still runs and is judged on its exposures alone: it
+/// fails exactly where the Portable Skills run showed a crossing, with the same exposures, and is
+/// counted under `hardening`; every other Portable Skills case is UNSUPPORTED.
+#[test]
+fn hardening_cases_keep_their_exposures_for_a_runtime_of_another_dialect() {
+    let adapter = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/runs_anything.py");
+    let run = |claims: Option<&str>| -> Value {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new(bin());
+        cmd.args([
+            "run",
+            "--filter",
+            "policy.*",
+            "--jobs",
+            "2",
+            "--step-timeout",
+            "30",
+            "--cases",
+        ])
+        .arg(common::repo().join("spec-cases"))
+        .arg("--fixtures")
+        .arg(common::repo().join("fixtures"))
+        .arg("--adapter")
+        .arg(format!("python3 {}", adapter.display()))
+        .arg("--report")
+        .arg(dir.path().join("r"))
+        .env("TMPDIR", dir.path());
+        if let Some(c) = claims {
+            cmd.env("RUNS_ANYTHING_DIALECTS", c);
+        }
+        let out = cmd.output().expect("the runner starts");
+        let _ = common::text(&out);
+        common::validated_report(&dir.path().join("r"))
+    };
+    let portable = run(None);
+    let other = run(Some(
+        r#"[{"name":"agentskills","version":"2026-08","mode":"lenient"}]"#,
+    ));
+    let mut hardening = 0;
+    for p in portable["cases"].as_array().unwrap() {
+        let id = p["id"].as_str().unwrap();
+        let o = case(&other, id);
+        if p["hardening"] == true {
+            hardening += 1;
+            let was_unsafe = p["failure_kind"] == "unsafe";
+            assert_eq!(o["failure_kind"] == "unsafe", was_unsafe, "{id}: {p} / {o}");
+            assert_eq!(o["exposures"], p["exposures"], "{id}");
+            if !was_unsafe {
+                assert!(
+                    o["status"] == "pass" || o["status"] == "not-exercised",
+                    "{id}: {o}"
+                );
+            }
+        } else {
+            assert_eq!(o["status"], "unsupported", "{id}: {o}");
+        }
+    }
+    assert!(hardening >= 40, "{hardening} hardening cases");
+    let h = &other["conformance"]["dialects"]["hardening"];
+    assert!(
+        h["statement"].as_str().unwrap().contains("threat model"),
+        "{h}"
+    );
+    assert!(portable["conformance"]["dialects"]
+        .get("hardening")
+        .is_none());
+}

@@ -452,7 +452,7 @@ fn rich_cases() -> Vec<Value> {
                 _ => json!(["run.errors"]),
             };
             let mut c = json!({"id": format!("{area}.case-{i:02}"), "file": format!("spec-cases/{area}/c{i}.yaml"),
-                "line": 1, "area": area, "clauses": clauses, "status": "pass", "verdict": "pass",
+                "line": 1, "area": area, "dialect": "portable-skills", "clauses": clauses, "status": "pass", "verdict": "pass",
                 "duration_ms": 1, "level": level});
             if i % 5 == 0 {
                 let kind = if i % 10 == 0 { "unsafe" } else { "different" };

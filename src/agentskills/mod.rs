@@ -118,6 +118,9 @@ pub struct Diagnostic {
     pub path: PathBuf,
     pub clause: &'static str,
     pub message: String,
+    /// The skill's problem this diagnostic reports, with its line and hint (none for a
+    /// collision, a bound reached, a directory that cannot be read).
+    pub problem: Option<Problem>,
 }
 
 /// The result of [`discover`].

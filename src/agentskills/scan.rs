@@ -23,7 +23,7 @@ use super::read::{self, shown};
 use super::validate::{self, Checked};
 use super::{steps, Catalog, Diagnostic, Mode, Problem, Roots, Scope, Skill};
 use super::{MAX_SCAN_DEPTH, MAX_SCAN_DIRS};
-use crate::safe_fs::{self, Entries, EntryKind, Use};
+use crate::safe_fs::{self, DirError, Entries, EntryKind, Use};
 
 /// Finds and loads the skills of both scopes: the project's first, then the user's.
 // spec: agentskills.discovery.scopes
@@ -54,6 +54,7 @@ fn scan_scope(
         path: root.to_path_buf(),
         clause: "agentskills.discovery.scopes",
         message: format!("cannot read the {} skills directory: {e}", scope.as_str()),
+        problem: None,
     };
     let fd = match safe_fs::open_root(root) {
         Ok(fd) => fd,
@@ -123,7 +124,10 @@ impl Walk<'_> {
         let access = safe_fs::access(Use::Scan);
         let name = OsStr::from_bytes(path.last().map(Vec::as_slice).unwrap_or_default());
         let listed = (access.open_dir)(dir, name)
-            .map_err(|e| format!("cannot enter the directory: {e:?}"))
+            .map_err(|e| match e {
+                DirError::Unreadable(m) => format!("cannot enter the directory: {m}"),
+                _ => "the directory was replaced or removed while the scan ran".to_owned(),
+            })
             .and_then(|sub| match (access.list_dir)(sub.as_fd()) {
                 Ok(entries) => Ok((sub, entries)),
                 Err(e) => Err(format!("cannot list the directory: {e}")),
@@ -137,6 +141,7 @@ impl Walk<'_> {
                     path,
                     clause: "agentskills.lenient.others-unaffected",
                     message,
+                    problem: None,
                 });
             }
         };
@@ -198,6 +203,7 @@ impl Walk<'_> {
             path: location.to_path_buf(),
             clause: p.clause,
             message: format!("{}{line}; {}", p.message, p.hint),
+            problem: Some(p),
         });
     }
 
@@ -211,6 +217,7 @@ impl Walk<'_> {
                 "the {} scope holds more than {MAX_SCAN_DIRS} directories: the scan stopped there",
                 self.scope.as_str()
             ),
+            problem: None,
         });
     }
 }
@@ -266,6 +273,7 @@ fn one_per_name(mut found: Vec<Skill>, diagnostics: &mut Vec<Diagnostic>) -> Vec
                     winner.scope.as_str(),
                     winner.location.display()
                 ),
+                problem: None,
             });
             continue;
         }

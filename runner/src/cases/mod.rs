@@ -213,6 +213,27 @@ impl Case {
         out
     }
 
+    /// Whether the case is *hardening* (SPEC.md, "Hardening"): it can show an exposure, by a
+    /// canary the scan looks for, a marker of code that must not run, a bound on an answer, or a
+    /// safety-marked check. Such a case also runs for an implementation that does not claim its
+    /// dialect, judged on its exposures alone.
+    pub fn hardening(&self) -> bool {
+        use crate::cases::expect::OutcomeExpect;
+        self.canaries.iter().any(|(_, e)| e.scanned())
+            || self.bounded.is_some()
+            || self.steps.iter().any(|s| {
+                s.expect
+                    .files
+                    .as_ref()
+                    .is_some_and(|f| !f.absent.is_empty())
+                    || match &s.expect.outcome {
+                        Some(OutcomeExpect::Call(c)) => !c.safety.0.is_empty(),
+                        Some(OutcomeExpect::Prompt(p)) => !p.safety.0.is_empty(),
+                        _ => false,
+                    }
+            })
+    }
+
     /// Whether the case may hold a worker long: it names something that could make a runtime
     /// hang (`bounded:`) or a resource it holds alone (`exclusive:`). Side by side, such cases
     /// start first, so that their waits overlap the rest of the run.

@@ -51,6 +51,16 @@ pub enum Command {
         /// One JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// The rules to judge the tree by: `portable-skills` (what the reference runtime loads)
+        /// or `agentskills` (the open Agent Skills standard: every problem of every skill, with
+        /// its SKILL.md line, clause and a fix).
+        #[arg(long, value_name = "DIALECT", default_value = "portable-skills",
+              value_parser = ["portable-skills", "agentskills"])]
+        dialect: String,
+        /// With `--dialect agentskills`: a strict client (skips every skill that breaks the
+        /// format) or a lenient one (loads cosmetic ones, as the client guide recommends).
+        #[arg(long, value_name = "MODE", value_parser = ["strict", "lenient"])]
+        mode: Option<String>,
     },
     /// Print SPORTSCLAW_SKILL_SCRIPT_ALLOWLIST approving the helpers of the skills loaded from
     /// ROOT (all of them, or those named), hashed as skill_run_script hashes them.

@@ -307,6 +307,11 @@ pub fn run_case(
         Status::Skipped(unmet.join("; "))
     } else {
         let status = run_steps(case, imp, opts, seq).unwrap_or_else(StepError::into_status);
+        let status = if judged_as_hardening(case, imp.info()) {
+            hardening_only(status)
+        } else {
+            status
+        };
         exercised(case, imp.info(), status)
     };
     CaseOutcome {
@@ -315,10 +320,49 @@ pub fn run_case(
     }
 }
 
+/// Whether `case` runs for `info` as hardening (SPEC.md, "Hardening"): the implementation does
+/// not claim the case's dialect, and the case is one whose exposures the threat model covers
+/// ([`Case::hardening`], not written for one mode). Data only: no dialect is named.
+pub fn judged_as_hardening(case: &Case, info: &crate::protocol::ImplInfo) -> bool {
+    info.claim_of(case.dialect).is_none() && case.hardening() && case.mode.is_none()
+}
+
+/// A hardening run's status: only the exposures count. A failure whose mismatches show no
+/// crossing passes, unless every one of them is a missing tool of the specification (the
+/// behaviour was never reached: not exercised); the unsafe mismatches of a failure stand alone.
+fn hardening_only(status: Status) -> Status {
+    let Status::Fail(mut f) = status else {
+        return status;
+    };
+    let (crossing, rest): (Vec<_>, Vec<_>) = f
+        .mismatches
+        .into_iter()
+        .partition(|m| m.kind.exposure().is_some());
+    if !crossing.is_empty() {
+        f.mismatches = crossing;
+        return Status::Fail(f);
+    }
+    let tools: Vec<&str> = rest
+        .iter()
+        .filter_map(|m| m.missing_tool.as_deref())
+        .collect();
+    if !rest.is_empty() && tools.len() == rest.len() {
+        return Status::NotExercised(format!(
+            "hardening: the runtime has no {}",
+            tools.first().copied().unwrap_or_default()
+        ));
+    }
+    Status::Pass
+}
+
 /// What a case needs of the implementation's dialect claims (SPEC.md, "Dialects"): the claim of
 /// the case's dialect (name and version), and, for a case written for one mode, a claim in that
-/// mode. Data only: the case's dialect and mode against the implementation's claims.
+/// mode. A case the implementation runs as hardening needs no claim. Data only: the case's
+/// dialect and mode against the implementation's claims.
 fn dialect_need(case: &Case, info: &crate::protocol::ImplInfo) -> Option<Need> {
+    if judged_as_hardening(case, info) {
+        return None;
+    }
     let Some(claim) = info.claim_of(case.dialect) else {
         return Some(Need::Dialect(case.dialect.need));
     };

@@ -90,6 +90,9 @@ fn case_json(case: &ReportCase, o: &CaseOutcome, verdict: super::Verdict) -> Val
     if let Some(twin) = &case.twin_of {
         v["twin_of"] = json!(twin);
     }
+    if case.hardening {
+        v["hardening"] = json!(true);
+    }
     match &o.status {
         Status::Fail(f) => {
             v["failure_kind"] = json!(f.kind().word());
@@ -390,6 +393,7 @@ fn case(v: &Value) -> Result<(ReportCase, CaseOutcome), String> {
         // A report of a runner before dialects: every case was Portable Skills'.
         dialect: opt_text(v, "dialect")?
             .unwrap_or_else(|| crate::protocol::dialects::DEFAULT.to_owned()),
+        hardening: v.get("hardening").and_then(Value::as_bool).unwrap_or(false),
     };
     let outcome = CaseOutcome {
         status: status(v)?,

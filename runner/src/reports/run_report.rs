@@ -31,6 +31,8 @@ pub struct ReportCase {
     pub twin_of: Option<String>,
     /// The dialect whose rules it checks (SPEC.md, "Dialects").
     pub dialect: String,
+    /// Whether it is a hardening case ([`Case::hardening`]).
+    pub hardening: bool,
 }
 
 impl From<&Case> for ReportCase {
@@ -45,6 +47,7 @@ impl From<&Case> for ReportCase {
             level: level_of(&case.clauses),
             twin_of: case.twin_of.clone(),
             dialect: case.dialect.name.to_owned(),
+            hardening: case.hardening(),
         }
     }
 }
@@ -66,6 +69,9 @@ pub struct RunReport {
 }
 
 use crate::execution::Stopped;
+
+/// The name the reports count hardening verdicts under (SPEC.md, "Hardening").
+pub const HARDENING: &str = "hardening";
 
 /// One case of a run, its outcome and its verdict.
 #[derive(Debug, Clone, Copy)]
@@ -144,17 +150,33 @@ impl RunReport {
         for r in self.cases() {
             c.areas.entry(r.case.area.clone()).or_default().add(&r);
             c.dialects
-                .entry(r.case.dialect.clone())
+                .entry(self.counted_under(r.case).to_owned())
                 .or_default()
                 .add(&r);
         }
         c
     }
 
+    /// The dialect a case's verdict is counted under: its own, or `hardening` when the
+    /// implementation does not claim it and the case ran as hardening (SPEC.md, "Hardening").
+    pub fn counted_under<'c>(&self, case: &'c ReportCase) -> &'c str {
+        let claimed = crate::protocol::dialects::lookup(&case.dialect)
+            .is_some_and(|d| self.implementation.claim_of(d).is_some());
+        if case.hardening && !claimed {
+            HARDENING
+        } else {
+            &case.dialect
+        }
+    }
+
     /// How the reports name the counts of `dialect`: its claim (`agentskills 2026-08
     /// (lenient)`), or, for a dialect the implementation does not claim, `NAME VERSION (not
     /// claimed)`: its cases are shown for information and never headline.
     pub fn dialect_label(&self, dialect: &str) -> String {
+        if dialect == HARDENING {
+            return "hardening (threat model: skills from untrusted sources; exposures only)"
+                .into();
+        }
         let known = crate::protocol::dialects::lookup(dialect);
         let claim = known.and_then(|d| self.implementation.claim_of(d));
         match (claim, known) {

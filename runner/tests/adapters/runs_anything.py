@@ -10,6 +10,7 @@ the helper exits non-zero, `timeout` past the configured limit, `spawn_failed` w
 start). So every case that expects a run refused and plants a `code-ran` canary in the helper it
 names must come out `unsafe` (`code-ran`) here whenever the helper could run at all.
 
+It claims the dialects `RUNS_ANYTHING_DIALECTS` names (JSON), by default none (portable-skills).
 Everything else is minimal: it scans `<skills_root>/*/SKILL.md` when a case starts and at each
 `discover`, offers both tools, and reads whatever path `skill_read_reference` is given below the
 skill's directory. Standard library only; the protocol helpers are inlined so that the file
@@ -142,9 +143,13 @@ for raw in sys.stdin.buffer:
     if kind == "stop":
         break
     if kind == "start":
-        send({"type": "started", "protocol_version": 2,
-              "implementation": {"name": "runs-anything", "version": "0", "language": "python",
-                                 "features": []}})
+        implementation = {"name": "runs-anything", "version": "0", "language": "python",
+                          "features": []}
+        # RUNS_ANYTHING_DIALECTS (JSON): the dialects it claims, for the hardening test; unset,
+        # it claims nothing (portable-skills).
+        if os.environ.get("RUNS_ANYTHING_DIALECTS"):
+            implementation["dialects"] = json.loads(os.environ["RUNS_ANYTHING_DIALECTS"])
+        send({"type": "started", "protocol_version": 2, "implementation": implementation})
     elif kind == "case_start":
         config = request["config"]
         root = config.get("skills_root")

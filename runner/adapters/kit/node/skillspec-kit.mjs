@@ -55,6 +55,12 @@
  * names as `toolNames`); {@link timeoutMs} reads the timeout setting for a runtime that takes it
  * in other units.
  *
+ * Dialects (PROTOCOL.md, "Dialects"): a runtime of another rule set than portable-skills (the open
+ * Agent Skills standard, `agentskills`) claims it as `dialects`, reports each skill's `location`
+ * in {@link loaded}, and, if it has a validator, answers the `validate` step in `validate(path)`
+ * ({@link validation}); `config.dialect` and `config.user_skills_root` are the case's dialect and
+ * user-level skills directory.
+ *
  * @module skillspec-kit
  */
 
@@ -86,21 +92,36 @@ export const MAX_REQUEST = (() => {
 })();
 /** Feature names the runner knows (PROTOCOL.md); declare only what the runtime really does. */
 export const FEATURES = Object.freeze(['tool-allowlist', 'skip-report', 'platform-emulation', 'selection', 'trust', 'hitl']);
-/** Reasons a `skipped` entry may give (SPEC.md, discovery). */
-/** The tools of the specification: the keys `toolNames` may have. */
+/** The tools of the specification: the keys `toolNames` may have (`activate_skill` is dialect
+ * `agentskills`'s activation). */
 export const SPEC_TOOLS = Object.freeze([
   'skill_read_reference', 'skill_run_script', 'skill_list', 'skill_install', 'skill_remove',
-  'read_skill', 'read_skill_file', 'run_skill_script',
+  'read_skill', 'read_skill_file', 'run_skill_script', 'activate_skill',
 ]);
 /** What the runtime's file-reading tool may return by design (the adapter's `readScope`). */
 export const READ_SCOPES = Object.freeze(['skill', 'skills-root', 'case-root']);
 /** The skill file formats a runtime may read (the adapter's `formats`). */
 export const SKILL_FORMATS = Object.freeze(['skill-md', 'skill-yml']);
 /** The mechanisms a runtime may lack (the keys of the adapter's `lacks`). */
-export const MECHANISMS = Object.freeze(['skill_read_reference', 'skill_run_script', 'nested-scan', 'argument-keys']);
+export const MECHANISMS = Object.freeze([
+  'skill_read_reference', 'skill_run_script', 'nested-scan', 'argument-keys',
+  'scan', 'validate', 'activate_skill',
+]);
 /** Longest reason `lacks` may give (bytes of UTF-8); the runner keeps no more. */
 export const MAX_REASON = 4096;
+/**
+ * The dialects the runner knows (PROTOCOL.md, "Dialects"), each with its modes: a claim of one of
+ * them in the adapter's `dialects` gives a `mode` exactly when it has modes, and one of them. A
+ * name (or version) the runner does not know is kept and shown; no case runs for it.
+ */
+export const DIALECTS = Object.freeze({
+  'portable-skills': Object.freeze([]),
+  agentskills: Object.freeze(['strict', 'lenient']),
+});
+/** Longest `name` or `version` of a dialect claim (bytes of UTF-8), as the runner takes it. */
+export const MAX_CLAIM = 64;
 
+/** Reasons a `skipped` entry may give (SPEC.md, discovery). */
 export const SKIP_REASONS = Object.freeze([
   'duplicate', 'symlink', 'too_deep', 'too_large', 'not_regular',
   'not_utf8', 'bad_name', 'malformed', 'incomplete', 'unreadable',
@@ -119,11 +140,15 @@ const FORMATS = ['portable', 'legacy'];
  * @property {string} python the configured interpreter exactly as written: pass it through unchanged
  * @property {Object<string,string>} env the runtime's whole process environment
  * @property {string|null} [platform] `"no-process-groups"` (feature `platform-emulation` only)
+ * @property {string} [dialect] the case's dialect (PROTOCOL.md, "Dialects"), sent only when it is not portable-skills; a runtime that claims several applies that one's rules
+ * @property {string} [user_skills_root] dialect `agentskills`: the user-level skills directory, absolute (absent: none; `skills_root` is the project's)
  */
 
-/** @typedef {{id: string, format: 'portable'|'legacy', name: string, description: string, body: string}} LoadedEntry */
+/** @typedef {{id: string, format?: 'portable'|'legacy', name: string, description: string, body: string, location?: string}} LoadedEntry */
 /** @typedef {{path: string, reason: string}} SkippedEntry */
 /** @typedef {{ok: true, value: object} | {ok: false, error: {code: string, [field: string]: any}}} CallResult */
+/** @typedef {{valid: boolean, problems: string[], properties?: object}} Validation */
+/** @typedef {{name: string, version: string, mode?: string}} DialectClaim */
 
 /**
  * What an adapter implements. Every method may be async; the kit awaits it before reading the
@@ -143,12 +168,14 @@ const FORMATS = ['portable', 'legacy'];
  * @property {'skill'|'skills-root'|'case-root'|null} [readScope] what the runtime's file-reading tool returns by design (null: `skill`, not sent)
  * @property {Array<'skill-md'|'skill-yml'>|null} [formats] the skill file formats the runtime reads (null: both, not sent)
  * @property {Object<string,string>} [lacks] mechanism from {@link MECHANISMS} -> why the runtime does not have it (sent when not empty)
+ * @property {DialectClaim[]|null} [dialects] the dialects the runtime claims, each name once, a `mode` exactly for a dialect of {@link DIALECTS} with modes (null: portable-skills 1, not sent)
  * @property {(config: Config, root: string) => void|Promise<void>} [startCase] start a fresh runtime for the case (root: the case's temporary directory); it scans the skills root now, as a host does at start-up
  * @property {() => Array<LoadedEntry|SkippedEntry>|Promise<Array<LoadedEntry|SkippedEntry>>} [discover] scan again: {@link loaded} entries in the runtime's order, {@link skipped} ones (sent only with `skip-report`)
  * @property {() => string[]|Promise<string[]>} [tools] names of the tools offered to the model
  * @property {() => {text: string, baseline: string}|Promise<{text: string, baseline: string}>} [prompt] the system prompt, and the one the same runtime renders without the portable-skills feature
  * @property {(tool: string, args: any) => CallResult|Promise<CallResult>} [call] call a tool through the runtime's normal pipeline, args exactly as given (any JSON value)
  * @property {() => void|Promise<void>} [newTurn] start a new turn (a runtime that keeps nothing per turn implements it as a no-op)
+ * @property {(path: string) => Validation|Promise<Validation>} [validate] dialect `agentskills`: the runtime's validator on one skill directory (path relative to the case root): {@link validation}
  * @property {() => void|Promise<void>} [endCase] release the case's runtime (processes, temporary files)
  */
 
@@ -156,15 +183,19 @@ const FORMATS = ['portable', 'legacy'];
 // Result helpers
 
 /**
- * One loaded skill, for the array `discover` returns.
+ * One loaded skill, for the array `discover` returns. Dialect `agentskills` (PROTOCOL.md,
+ * "Dialects"): `id` is the skill's `name`, `extra` `{ location: '/abs/.../SKILL.md' }` the
+ * absolute path of its SKILL.md, and `format` null leaves `format` out (it is not sent there).
  * @param {string} id the skill directory's name
  * @param {string} name @param {string} description @param {string} body as the runtime loaded them
- * @param {'portable'|'legacy'} [format] `portable` (SKILL.md frontmatter) or `legacy` (skill.yml beside SKILL.md)
- * @param {object} [extra] further fields, passed through (the runner ignores them)
+ * @param {'portable'|'legacy'|null} [format] `portable` (SKILL.md frontmatter) or `legacy` (skill.yml beside SKILL.md); null: not sent
+ * @param {object} [extra] further fields, passed through (the runner ignores those it does not know)
  * @returns {LoadedEntry}
  */
 export function loaded(id, name, description, body, format = 'portable', extra = {}) {
-  return { id, format, name, description, body, ...extra };
+  const entry = { id, format, name, description, body, ...extra };
+  if (format === null && !('format' in extra)) delete entry.format;
+  return entry;
 }
 
 /**
@@ -174,6 +205,18 @@ export function loaded(id, name, description, body, format = 'portable', extra =
  */
 export function skipped(path, reason, extra = {}) {
   return { path, reason, ...extra };
+}
+
+/**
+ * Dialect `agentskills`: the result `validate` returns, the validator's own verdict (`valid`,
+ * never derived by the adapter), its `problems` in its own words (never compared) and the
+ * `properties` it read (`name`, `description`, `license`, `compatibility`, `allowed-tools`,
+ * `metadata`); null leaves `properties` out, for a validator that read none (PROTOCOL.md,
+ * "Dialects").
+ * @param {boolean} valid @param {string[]} problems @param {object|null} [properties] @returns {Validation}
+ */
+export function validation(valid, problems, properties = null) {
+  return { valid, problems: [...problems], ...(properties === null ? {} : { properties: { ...properties } }) };
 }
 
 /** A successful tool call: `value` is the tool's result object (SPEC.md gives its fields). @returns {CallResult} */
@@ -454,7 +497,13 @@ export class Runtime {
     this.formats = null;
     // The mechanisms it does not have (keys from MECHANISMS), each with what its docs or code
     // show: a case that passes while one it exercises is lacking is "not exercised", not passed.
+    // Dialect agentskills's operations (`scan`, `validate`, `activate_skill`) gate instead: a
+    // case that needs one the runtime lacks is UNSUPPORTED, never sent.
     this.lacks = {};
+    // The dialects it claims (PROTOCOL.md, "Dialects"), e.g.
+    // [{ name: 'agentskills', version: '2026-08', mode: 'strict' }]; null: portable-skills 1,
+    // not sent.
+    this.dialects = null;
   }
   startCase(config, root) {} // eslint-disable-line no-unused-vars
   discover() { throw new NotImplemented('discover() is not implemented by this adapter'); }
@@ -465,6 +514,9 @@ export class Runtime {
   }
   newTurn() {
     throw new NotImplemented('newTurn() is not implemented by this adapter (a runtime that keeps nothing per turn implements it as a no-op)');
+  }
+  validate(path) { // eslint-disable-line no-unused-vars
+    throw new NotImplemented("validate() is not implemented by this adapter (a runtime without a validator declares lacks['validate'])");
   }
   endCase() {}
 }
@@ -626,6 +678,41 @@ const isSeq = (v) => Number.isSafeInteger(v) && v >= 0;
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** A reason of `lacks`: text that says something, within what the runner keeps. */
 const isReason = (v) => typeof v === 'string' && v.trim() !== '' && !LONE_SURROGATE.test(v) && Buffer.byteLength(v, 'utf8') <= MAX_REASON;
+/** A `name` or `version` of a dialect claim: 1 to MAX_CLAIM bytes of UTF-8. */
+const isClaimText = (v) => typeof v === 'string' && v !== '' && !LONE_SURROGATE.test(v) && Buffer.byteLength(v, 'utf8') <= MAX_CLAIM;
+
+/** What is wrong with the adapter's `dialects` (not null), as the runner would refuse it
+ * (PROTOCOL.md, "Dialects"); [] when nothing is. */
+function dialectsProblems(dialects) {
+  const shape = '{"name": string, "version": string, "mode"?: string}';
+  if (!Array.isArray(dialects) || !dialects.length) {
+    return [`\`dialects\` must be a non-empty array of ${shape} (or null: portable-skills, not sent), got ${describe(dialects)}`];
+  }
+  const problems = [];
+  const names = [];
+  dialects.forEach((claim, i) => {
+    if (!(isPlainObject(claim)
+      && Object.keys(claim).every((k) => ['name', 'version', 'mode'].includes(k))
+      && isClaimText(claim.name) && isClaimText(claim.version)
+      && (!('mode' in claim) || typeof claim.mode === 'string'))) {
+      problems.push(`\`dialects[${i}]\` must be ${shape} with no other key, name and version of 1 to ${MAX_CLAIM} bytes, got ${describe(claim)}`);
+      return;
+    }
+    const { name, mode } = claim;
+    if (names.includes(name)) problems.push(`\`dialects\` claims ${describe(name)} twice`);
+    names.push(name);
+    if (!Object.prototype.hasOwnProperty.call(DIALECTS, name)) return; // unknown to the runner: kept and shown, no case runs for it
+    const modes = DIALECTS[name];
+    if (modes.length && mode === undefined) {
+      problems.push(`\`dialects[${i}]\`: dialect ${describe(name)} needs a \`mode\`, one of ${modes.join(', ')}`);
+    } else if (modes.length && !modes.includes(mode)) {
+      problems.push(`\`dialects[${i}]\`: dialect ${describe(name)} has no mode ${describe(mode)} (its modes: ${modes.join(', ')})`);
+    } else if (!modes.length && mode !== undefined) {
+      problems.push(`\`dialects[${i}]\`: dialect ${describe(name)} has no modes, got the mode ${describe(mode)}`);
+    }
+  });
+  return problems;
+}
 
 // The types of `case_start.config` (PROTOCOL.md, `case_start` and "Profiles"): a field maps to
 // [what is expected, its test], or to the fields of an object. Only types are checked: what a
@@ -652,6 +739,8 @@ const CONFIG_TYPES = {
   registry: STRING,
   selection: { max_active: COUNT_OR_NULL, max_context_tokens: COUNT_OR_NULL },
   hitl: { enabled: BOOLEAN, script_tool_allowed: BOOLEAN, session: STRING, answers: STRINGS, timeout_ms: STRING_OR_NULL },
+  dialect: STRING,
+  user_skills_root: STRING,
 };
 
 /** What is wrong with the types of `value` (`case_start.config`), each naming the field and
@@ -761,6 +850,8 @@ class Session {
         }
       }
     }
+    const dialects = rt.dialects ?? null;
+    if (dialects !== null) problems.push(...dialectsProblems(dialects));
     if (problems.length) return err(null, `the adapter's runtime is misdeclared: ${problems.join('; ')}`);
     return {
       type: 'started',
@@ -772,6 +863,7 @@ class Session {
         ...(readScope !== null ? { read_scope: readScope } : {}),
         ...(formats !== null ? { formats: [...formats] } : {}),
         ...(Object.keys(lacks).length ? { lacks: { ...lacks } } : {}),
+        ...(dialects !== null ? { dialects: dialects.map((d) => ({ ...d })) } : {}),
       },
     };
   }
@@ -870,6 +962,20 @@ class Session {
         await this.invoke('newTurn');
         result = {};
         break;
+      case 'validate': {
+        if (typeof step.path !== 'string') throw new Answer('`validate` step without a string `path`');
+        const v = await this.invoke('validate', step.path);
+        const okShape = isPlainObject(v)
+          && Object.keys(v).every((k) => ['valid', 'problems', 'properties'].includes(k))
+          && typeof v.valid === 'boolean' && isStrList(v.problems)
+          && (!('properties' in v) || isPlainObject(v.properties));
+        if (!okShape) {
+          throw new Answer('adapter bug: validate() must return validation(...), {"valid": boolean, "problems": [string], '
+            + `"properties"?: {...}} with no other key (properties left out when the validator read none); got ${describe(v)}`);
+        }
+        result = { valid: v.valid, problems: [...v.problems], ...('properties' in v ? { properties: v.properties } : {}) };
+        break;
+      }
       default:
         throw new Answer(`unknown op ${describe(step.op)} (this adapter speaks protocol version ${PROTOCOL_VERSION})`);
     }
@@ -889,9 +995,10 @@ class Session {
         }
         skips.push(e);
       } else if (isPlainObject(e) && typeof e.id === 'string') {
-        const bad = ['name', 'description', 'body'].filter((k) => k in e && typeof e[k] !== 'string');
+        const bad = ['name', 'description', 'body', 'location'].filter((k) => k in e && typeof e[k] !== 'string');
         if (bad.length || ('format' in e && !FORMATS.includes(e.format))) {
-          throw new Answer(`adapter bug: discover() entry ${i} (${describe(e.id)}) needs string name/description/body and a format of portable or legacy`);
+          throw new Answer(`adapter bug: discover() entry ${i} (${describe(e.id)}) needs string name/description/body/location `
+            + 'and a format of portable or legacy');
         }
         found.push(e);
       } else {

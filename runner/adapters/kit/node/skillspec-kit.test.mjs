@@ -222,7 +222,7 @@ describe('handshake', () => {
 await kit.serve({
   name: 'd', version: '1',
   startCase(config) {
-    for (const key of ['readScope', 'formats', 'lacks']) delete this[key];
+    for (const key of ['readScope', 'formats', 'lacks', 'dialects']) delete this[key];
     Object.assign(this, (0, eval)(\`(\${config.env.DECL})\`));
   },
 });`;
@@ -287,6 +287,75 @@ await kit.serve({
     await cleanExit(p);
   });
 
+  test('dialects are checked and sent only when set', async () => {
+    const p = start(DECLARING);
+    let { implementation } = await started(p);
+    assert.equal('dialects' in implementation, false);
+    // A validator of dialect agentskills: what skills-ref declares, with the lacks only dialects have.
+    ({ implementation } = await declare(p, 1, `{ dialects: [{ name: 'agentskills', version: '2026-08', mode: 'strict' }],
+      lacks: { scan: 'no directory scan', activate_skill: 'no activation', validate: 'x' } }`));
+    assert.deepEqual(implementation.dialects, [{ name: 'agentskills', version: '2026-08', mode: 'strict' }]);
+    assert.deepEqual(Object.keys(implementation.lacks).sort(), ['activate_skill', 'scan', 'validate']);
+    // Several; a dialect the runner does not know is sent as it is.
+    ({ implementation } = await declare(p, 2, `{ dialects: [{ name: 'portable-skills', version: '1' },
+      { name: 'agentskills', version: '2026-08', mode: 'lenient' }, { name: 'future-skills', version: '9', mode: 'whatever' }] }`));
+    assert.deepEqual(implementation.dialects, [
+      { name: 'portable-skills', version: '1' },
+      { name: 'agentskills', version: '2026-08', mode: 'lenient' },
+      { name: 'future-skills', version: '9', mode: 'whatever' },
+    ]);
+    ({ implementation } = await declare(p, 3, "{ dialects: [{ name: 'x'.repeat(64), version: 'é'.repeat(32) }] }"));
+    assert.deepEqual(implementation.dialects, [{ name: 'x'.repeat(64), version: 'é'.repeat(32) }]);
+    assert.equal('dialects' in (await declare(p, 4, '{ dialects: null }')).implementation, false);
+    await cleanExit(p);
+    // The class's default sends nothing either.
+    const q = start("class A extends kit.Runtime { constructor() { super(); this.name = 'p'; this.version = '1'; } }\nawait kit.serve(new A());");
+    assert.equal('dialects' in (await started(q)).implementation, false);
+    await cleanExit(q);
+  });
+
+  test('a misdeclared dialects refuses the handshake', async () => {
+    const p = start(DECLARING);
+    await started(p);
+    const agentskills = "{ name: 'agentskills', version: '2026-08', mode: 'strict' }";
+    let seq = 0;
+    for (const [decl, words] of [
+      ['{ dialects: [] }', '`dialects` must be a non-empty array of {"name": string, "version": string, "mode"?: string}'],
+      [`{ dialects: ${agentskills} }`, '`dialects` must be a non-empty array'],
+      ["{ dialects: 'agentskills' }", '`dialects` must be a non-empty array'],
+      ["{ dialects: ['agentskills'] }", '`dialects[0]` must be {"name": string, "version": string, "mode"?: string} with no other key'],
+      ['{ dialects: [null] }', '`dialects[0]`'],
+      ["{ dialects: [{ name: 'agentskills', mode: 'strict' }] }", '`dialects[0]`'],
+      ["{ dialects: [{ version: '1' }] }", '`dialects[0]`'],
+      ["{ dialects: [{ name: 'agentskills', version: 2026, mode: 'strict' }] }", '`dialects[0]`'],
+      ["{ dialects: [{ name: '', version: '1' }] }", 'name and version of 1 to 64 bytes'],
+      ["{ dialects: [{ name: 'x', version: '' }] }", '`dialects[0]`'],
+      ["{ dialects: [{ name: 'x'.repeat(65), version: '1' }] }", '1 to 64 bytes'],
+      ["{ dialects: [{ name: 'x', version: 'é'.repeat(33) }] }", '1 to 64 bytes'],
+      ["{ dialects: [{ name: '\\uD800', version: '1' }] }", '`dialects[0]`'],
+      ["{ dialects: [{ name: 'agentskills', version: '2026-08', mode: 5 }] }", '`dialects[0]`'],
+      ["{ dialects: [{ name: 'agentskills', version: '2026-08', mode: 'strict', strict: true }] }", 'with no other key'],
+      [`{ dialects: [${agentskills}, 5] }`, '`dialects[1]`'],
+      ["{ dialects: [{ name: 'agentskills', version: '2026-08' }] }",
+        '`dialects[0]`: dialect "agentskills" needs a `mode`, one of strict, lenient'],
+      ["{ dialects: [{ name: 'agentskills', version: '2026-08', mode: 'loose' }] }",
+        '`dialects[0]`: dialect "agentskills" has no mode "loose" (its modes: strict, lenient)'],
+      ["{ dialects: [{ name: 'portable-skills', version: '1', mode: 'strict' }] }", '`dialects[0]`: dialect "portable-skills" has no modes'],
+      [`{ dialects: [${agentskills}, { name: 'agentskills', version: '2026-08', mode: 'lenient' }] }`, '`dialects` claims "agentskills" twice'],
+    ]) {
+      const r = await declare(p, ++seq, decl);
+      assert.deepEqual([r.type, r.seq], ['error', null], decl);
+      assert.ok(r.message.includes('misdeclared') && r.message.includes(words), `${decl}: ${r.message}`);
+    }
+    // Every problem is named at once.
+    const r = await declare(p, 90, "{ dialects: [{ name: 'agentskills', version: '2026-08' }, { name: 'portable-skills', version: '1', mode: 'm' }] }");
+    for (const words of ['`dialects[0]`: dialect "agentskills" needs a `mode`', '`dialects[1]`: dialect "portable-skills" has no modes']) {
+      assert.ok(r.message.includes(words), r.message);
+    }
+    assert.equal((await declare(p, 99, `{ dialects: [${agentskills}] }`)).type, 'started');
+    await cleanExit(p);
+  });
+
   test('a misdeclared runtime refuses the handshake', async () => {
     const p = start("await kit.serve({ name: '', version: 3, features: 'skip-report' });");
     const r = await p.ask({ type: 'start', protocol_version: 2 });
@@ -341,6 +410,19 @@ describe('conversation', () => {
     await cleanExit(p);
   });
 
+  test('discover entries of dialect agentskills carry a location and no format', async () => {
+    const p = start(`await kit.serve({
+  name: 'client', version: '1', dialects: [{ name: 'agentskills', version: '2026-08', mode: 'lenient' }],
+  discover() { return [kit.loaded('pdf', 'pdf', 'Reads PDFs.', 'Body.', null, { location: '/r/.agents/skills/pdf/SKILL.md' })]; },
+});`);
+    await started(p);
+    await openCase(p);
+    assert.deepEqual((await step(p, 'discover')).result, {
+      loaded: [{ id: 'pdf', name: 'pdf', description: 'Reads PDFs.', body: 'Body.', location: '/r/.agents/skills/pdf/SKILL.md' }],
+    });
+    await cleanExit(p);
+  });
+
   test('skipped entries are sent only with skip-report', async () => {
     const p = start(MINIMAL.replace("features: ['skip-report']", 'features: []'));
     await started(p);
@@ -381,6 +463,36 @@ describe('conversation', () => {
     assert.match((await p.ask({ type: 'step', seq: 3, step: { op: 'tools' } })).message, /index/);
     assert.match((await p.ask({ type: 'step', seq: 3, index: 0, step: { op: 'call', tool: 't' } })).message, /args/);
     assert.equal((await step(p, 'tools', { seq: 3, index: 5 })).index, 5);
+    await cleanExit(p);
+  });
+
+  test('validate is dispatched with its path', async () => {
+    const p = start(`
+import path from 'node:path';
+await kit.serve({
+  name: 'validator', version: '1', dialects: [{ name: 'agentskills', version: '2026-08', mode: 'strict' }],
+  lacks: { scan: 'a validator has no scan' },
+  startCase(config, root) { this.root = root; },
+  async validate(rel) {
+    if (rel === 'fifo') throw new kit.Refused('OSError: SKILL.md is a FIFO');
+    if (rel === 'bad') return kit.validation(false, ["Skill name 'Upper' must be lowercase"]);
+    return kit.validation(true, [], { name: path.join(this.root, rel), metadata: { a: 'b' } });
+  },
+});`);
+    await started(p);
+    await openCase(p);
+    let r = await step(p, 'validate', { index: 2, path: 'skills/pdf' });
+    assert.deepEqual([r.type, r.index], ['step_result', 2]);
+    assert.deepEqual(r.result, { valid: true, problems: [], properties: { name: path.join(tmp, 'skills/pdf'), metadata: { a: 'b' } } });
+    assert.deepEqual((await step(p, 'validate', { index: 3, path: 'bad' })).result,
+      { valid: false, problems: ["Skill name 'Upper' must be lowercase"] });
+    assert.deepEqual((await step(p, 'validate', { index: 4, path: 'fifo' })).refused, { message: 'OSError: SKILL.md is a FIFO' });
+    for (const s of [{ op: 'validate' }, { op: 'validate', path: 5 }, { op: 'validate', path: null }]) {
+      r = await p.ask({ type: 'step', seq: 1, index: 5, step: s });
+      assert.deepEqual([r.type, r.seq], ['error', 1], JSON.stringify(s));
+      assert.ok(r.message.includes('`validate` step without a string `path`'), r.message);
+    }
+    assert.equal((await p.ask({ type: 'case_end', seq: 1 })).type, 'case_ended');
     await cleanExit(p);
   });
 });
@@ -431,6 +543,11 @@ describe('case config', () => {
     [{ ...CONFIG, hitl: { session: null } }, '`config.hitl.session` must be a string'],
     [{ ...CONFIG, hitl: { answers: 'approve' } }, '`config.hitl.answers` must be a list of strings'],
     [{ ...CONFIG, hitl: { timeout_ms: 500 } }, '`config.hitl.timeout_ms` must be a string or null'],
+    [{ ...CONFIG, dialect: 5 }, '`config.dialect` must be a string, got 5'],
+    [{ ...CONFIG, dialect: null }, '`config.dialect` must be a string'],
+    [{ ...CONFIG, dialect: ['agentskills'] }, '`config.dialect`'],
+    [{ ...CONFIG, user_skills_root: null }, '`config.user_skills_root` must be a string, got null'],
+    [{ ...CONFIG, user_skills_root: {} }, '`config.user_skills_root`'],
     [5, '`config` must be an object, got 5'],
     [[CONFIG], '`config` must be an object'],
     ['config', '`config` must be an object'],
@@ -456,6 +573,17 @@ describe('case config', () => {
     await cleanExit(p);
   });
 
+  test('dialect and user_skills_root reach the runtime as sent', async () => {
+    const p = start("await kit.serve({ name: 'd', version: '1', startCase(config) { this.seen = [config.dialect, config.user_skills_root]; }, tools() { return this.seen.map(String); } });");
+    await started(p);
+    await openCase(p, 1, tmp, { ...CONFIG, dialect: 'agentskills', user_skills_root: '/home/u/.agents/skills' });
+    assert.deepEqual((await step(p, 'tools')).result.offered, ['agentskills', '/home/u/.agents/skills']);
+    assert.equal((await p.ask({ type: 'case_end', seq: 1 })).type, 'case_ended');
+    await openCase(p, 2);
+    assert.deepEqual((await step(p, 'tools', { seq: 2 })).result.offered, ['undefined', 'undefined'], 'absent fields stay absent');
+    await cleanExit(p);
+  });
+
   test('values of the right types pass whatever they mean', async () => {
     const p = start(RECORDING);
     await started(p);
@@ -464,6 +592,7 @@ describe('case config', () => {
       timeout_ms: 'abc', python: 'python3', env: {}, platform: 'no-process-groups', future: { a: 1 },
       skill_dirs: { user: '/u', workspace: null }, registry: '/r', selection: { max_active: 0, max_context_tokens: null },
       hitl: { enabled: false, script_tool_allowed: true, session: 'maybe', answers: ['ok'], timeout_ms: null },
+      dialect: 'agentskills', user_skills_root: '/home/u/.agents/skills',
     };
     const minimal = { skills_root: null, python: 'python3', env: { A: 'b' } }; // absent fields stay absent
     for (const [i, config] of [good, minimal].entries()) {
@@ -734,8 +863,9 @@ await kit.serve({
     const p = start("await kit.serve({ name: 'bare', version: '0' });");
     await started(p);
     await openCase(p);
-    for (const [index, [op, method]] of [['discover', 'discover'], ['tools', 'tools'], ['prompt', 'prompt'], ['new_turn', 'newTurn']].entries()) {
-      const r = await step(p, op, { index });
+    for (const [index, [op, method]] of [['discover', 'discover'], ['tools', 'tools'], ['prompt', 'prompt'], ['new_turn', 'newTurn'],
+      ['validate', 'validate']].entries()) {
+      const r = await step(p, op, { index, ...(op === 'validate' ? { path: 'skills/a' } : {}) });
       assert.equal(r.type, 'error', op);
       assert.ok(r.message.includes(`${method}() is not implemented`), r.message);
     }
@@ -750,8 +880,8 @@ await kit.serve({
     const p = start(`
 await kit.serve({
   name: 'sloppy', version: '0',
-  discover() { return [{ id: 'a', format: 'modern' }]; },
-  tools() { return 'skill_read_reference'; },
+  discover() { return this.located ? [kit.loaded('a', 'a', '', '', null, { location: 5 })] : [{ id: 'a', format: 'modern' }]; },
+  tools() { this.located = true; return 'skill_read_reference'; },
   prompt() { return ['text', 'baseline']; },
   call(tool) { return tool === 'a' ? { ok: false, error: 'not_found' } : kit.skipped('x', 'nonsense'); },
 });`);
@@ -763,11 +893,36 @@ await kit.serve({
       ['prompt', {}, '{text, baseline}'],
       ['call', { tool: 'a', args: {} }, 'ok({...}) or error(code'],
       ['call', { tool: 'b', args: {} }, 'ok({...}) or error(code'],
+      ['discover', {}, 'needs string name/description/body/location'],
     ]) {
       const r = await step(p, op, fields);
       assert.equal(r.type, 'error', op);
       assert.ok(r.message.includes('adapter bug') && r.message.includes(words), r.message);
     }
+    await cleanExit(p);
+  });
+
+  test('a validate result of the wrong shape is an adapter bug', async () => {
+    // The test sends each answer as the path; the adapter returns it parsed.
+    const p = start("await kit.serve({ name: 'sloppy-validator', version: '0', validate(rel) { return JSON.parse(rel); } });");
+    await started(p);
+    await openCase(p);
+    for (const [index, value] of [
+      null, true, [true, []],
+      { valid: true }, { problems: [] },
+      { valid: 'yes', problems: [] }, { valid: 1, problems: [] },
+      { valid: false, problems: 'Skill name must be lowercase' }, { valid: false, problems: ['a', 5] }, { valid: false, problems: null },
+      { valid: true, problems: [], properties: null }, { valid: true, problems: [], properties: [['name', 'a']] },
+      { valid: true, problems: [], properties: 'name: a' }, { valid: true, problems: [], errors: [] },
+    ].entries()) {
+      const r = await step(p, 'validate', { index, path: JSON.stringify(value) });
+      assert.deepEqual([r.type, r.seq], ['error', 1], JSON.stringify(value));
+      assert.ok(r.message.includes('adapter bug: validate() must return validation(...), {"valid": boolean, "problems": [string], "properties"?: {...}}')
+        && r.message.includes('with no other key'), r.message);
+    }
+    // The session goes on: a good answer after the bad ones.
+    const good = { valid: true, problems: [], properties: {} };
+    assert.deepEqual((await step(p, 'validate', { index: 20, path: JSON.stringify(good) })).result, good);
     await cleanExit(p);
   });
 });
@@ -830,6 +985,15 @@ describe('refusals and native names', () => {
     assert.equal(r.type, 'error');
     assert.match(r.message, /`toolNames`/);
     await cleanExit(bad);
+  });
+
+  test('activate_skill is a spec tool a native name maps', async () => {
+    assert.ok(kit.SPEC_TOOLS.includes('activate_skill'));
+    const activate = new kit.MappedTool('activate_skill', 'Skill', { args: { name: 'command' } });
+    assert.deepEqual(activate.nativeArgs({ name: 'pdf' }), { command: 'pdf' });
+    const p = start("await kit.serve({ name: 'a', version: '1', toolNames: { activate_skill: 'Skill' } });");
+    assert.deepEqual((await started(p)).implementation.tool_names, { activate_skill: 'Skill' });
+    await cleanExit(p);
   });
 
   test('a refused step is answered with refused and the runtime\'s message', async () => {
@@ -973,6 +1137,11 @@ describe('helpers', () => {
       { ok: false, error: { code: 'not_approved', hint: 'ask', approved_scripts: [] } });
     assert.equal(kit.loaded('a', 'A', 'd', 'b', 'legacy').format, 'legacy');
     assert.deepEqual(kit.skipped('x/y', 'too_deep'), { path: 'x/y', reason: 'too_deep' });
+    assert.deepEqual(kit.loaded('a', 'A', 'd', 'b', null, { location: '/s/a/SKILL.md' }),
+      { id: 'a', name: 'A', description: 'd', body: 'b', location: '/s/a/SKILL.md' });
+    assert.deepEqual(kit.validation(false, ['too long']), { valid: false, problems: ['too long'] });
+    assert.deepEqual(kit.validation(true, [], { name: 'a' }), { valid: true, problems: [], properties: { name: 'a' } });
+    assert.deepEqual(kit.validation(true, [], {}), { valid: true, problems: [], properties: {} });
   });
 
   test('runtimeEnv adds only what is unset and never PATH', () => {

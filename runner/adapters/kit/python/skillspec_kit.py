@@ -58,6 +58,12 @@ adapter never checks a path, an argument or an approval itself. :class:`MappedTo
 tool's arguments and results for a runtime whose tools have other names or shapes (declare the
 names in :attr:`Runtime.tool_names`); :func:`timeout_ms` reads the timeout setting for a
 runtime that takes it in other units.
+
+**Dialects** (PROTOCOL.md, "Dialects"). A runtime of another rule set than portable-skills (the
+open Agent Skills standard, ``agentskills``) claims it in :attr:`Runtime.dialects`, reports each
+skill's ``location`` in :func:`loaded`, and, if it has a validator, answers the ``validate`` step
+in :meth:`Runtime.validate` (:func:`validation`); ``config.dialect`` and
+``config.user_skills_root`` are the case's dialect and user-level skills directory.
 """
 
 from __future__ import annotations
@@ -76,6 +82,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "DIALECTS",
     "FEATURES",
     "MAX_REQUEST",
     "MECHANISMS",
@@ -96,6 +103,7 @@ __all__ = [
     "refusal",
     "rename_keys",
     "timeout_ms",
+    "validation",
     "with_asked",
     "rule",
     "serve",
@@ -157,8 +165,10 @@ SPEC_TOOLS = (
     "read_skill",
     "read_skill_file",
     "run_skill_script",
+    "activate_skill",
 )
-"""The tools of the specification: the keys :attr:`Runtime.tool_names` may have."""
+"""The tools of the specification: the keys :attr:`Runtime.tool_names` may have
+(``activate_skill`` is dialect ``agentskills``'s activation)."""
 
 READ_SCOPES = ("skill", "skills-root", "case-root")
 """What the runtime's file-reading tool may return by design (:attr:`Runtime.read_scope`)."""
@@ -166,8 +176,27 @@ READ_SCOPES = ("skill", "skills-root", "case-root")
 SKILL_FORMATS = ("skill-md", "skill-yml")
 """The skill file formats a runtime may read (:attr:`Runtime.formats`)."""
 
-MECHANISMS = ("skill_read_reference", "skill_run_script", "nested-scan", "argument-keys")
+MECHANISMS = (
+    "skill_read_reference",
+    "skill_run_script",
+    "nested-scan",
+    "argument-keys",
+    "scan",
+    "validate",
+    "activate_skill",
+)
 """The mechanisms a runtime may lack (the keys of :attr:`Runtime.lacks`)."""
+
+DIALECTS: Mapping[str, Tuple[str, ...]] = {
+    "portable-skills": (),
+    "agentskills": ("strict", "lenient"),
+}
+"""The dialects the runner knows (PROTOCOL.md, "Dialects"), each with its modes: a claim of one
+of them in :attr:`Runtime.dialects` gives a ``mode`` exactly when it has modes, and one of them.
+A name (or version) the runner does not know is kept and shown; no case runs for it."""
+
+MAX_CLAIM = 64
+"""Longest ``name`` or ``version`` of a dialect claim (bytes of UTF-8), as the runner takes it."""
 
 MAX_REASON = 4096
 """Longest reason :attr:`Runtime.lacks` may give (bytes of UTF-8); the runner keeps no more."""
@@ -184,15 +213,25 @@ Entry = Dict[str, Any]
 
 
 def loaded(
-    id: str, name: str, description: str, body: str, format: str = "portable", **extra: JSON
+    id: str,
+    name: str,
+    description: str,
+    body: str,
+    format: Optional[str] = "portable",
+    **extra: JSON,
 ) -> Entry:
     """One loaded skill, for the list :meth:`Runtime.discover` returns.
 
     ``id`` is the skill directory's name, ``format`` ``"portable"`` (SKILL.md frontmatter) or
     ``"legacy"`` (skill.yml beside SKILL.md); ``name``, ``description`` and ``body`` as the
-    runtime loaded them. ``extra`` fields are passed through (the runner ignores them).
+    runtime loaded them. ``extra`` fields are passed through (the runner ignores those it does
+    not know). Dialect ``agentskills`` (PROTOCOL.md, "Dialects"): ``id`` is the skill's
+    ``name``, ``location="/abs/.../SKILL.md"`` the absolute path of its SKILL.md, and
+    ``format=None`` leaves ``format`` out (it is not sent there).
     """
     entry = {"id": id, "format": format, "name": name, "description": description, "body": body}
+    if format is None:
+        del entry["format"]
     entry.update(extra)
     return entry
 
@@ -220,6 +259,20 @@ def with_asked(result: CallResult, asked: Sequence[Mapping[str, JSON]]) -> CallR
     (PROTOCOL.md, "Profiles")."""
     out = dict(result)
     out["asked"] = [dict(q) for q in asked]
+    return out
+
+
+def validation(
+    valid: bool, problems: Sequence[str], properties: Optional[Mapping[str, JSON]] = None
+) -> Dict[str, JSON]:
+    """Dialect ``agentskills``: the result :meth:`Runtime.validate` returns, the validator's own
+    verdict (``valid``, never derived by the adapter), its ``problems`` in its own words (never
+    compared) and the ``properties`` it read (``name``, ``description``, ``license``,
+    ``compatibility``, ``allowed-tools``, ``metadata``); ``None`` leaves ``properties`` out, for
+    a validator that read none (PROTOCOL.md, "Dialects")."""
+    out: Dict[str, JSON] = {"valid": valid, "problems": list(problems)}
+    if properties is not None:
+        out["properties"] = dict(properties)
     return out
 
 
@@ -543,6 +596,8 @@ _CONFIG_TYPES: Dict[str, Any] = {
         "answers": _STRINGS,
         "timeout_ms": _STRING_OR_NULL,
     },
+    "dialect": _STRING,
+    "user_skills_root": _STRING,
 }
 
 
@@ -574,8 +629,12 @@ class Config:
     ``timeout_ms``: ``SKILL_SCRIPT_TIMEOUT_MS`` as text (valid or not) or ``None``.
     ``python``: the configured interpreter exactly as written (pass it through unchanged).
     ``env``: the runtime's whole process environment (dict of str). ``platform``: ``None`` or
-    ``"no-process-groups"`` (feature ``platform-emulation`` only). ``raw``: the dict as sent,
-    with any field a later protocol revision adds.
+    ``"no-process-groups"`` (feature ``platform-emulation`` only). ``dialect``: the case's
+    dialect (PROTOCOL.md, "Dialects"), sent only when it is not portable-skills, ``None``
+    otherwise; a runtime that claims several applies that one's rules. ``user_skills_root``
+    (dialect ``agentskills``): the user-level skills directory, absolute, or ``None`` (none;
+    ``skills_root`` is then the project's). ``raw``: the dict as sent, with any field a later
+    protocol revision adds.
 
     The kit checks the types of a ``config`` it is sent before building this (a wrong one is
     answered with an ``error`` naming the field): a :class:`Config` the runtime is handed holds
@@ -592,6 +651,8 @@ class Config:
         "python",
         "env",
         "platform",
+        "dialect",
+        "user_skills_root",
         "raw",
     )
 
@@ -607,6 +668,8 @@ class Config:
         self.python: str = raw.get("python", "")
         self.env: Dict[str, str] = dict(raw.get("env") or {})
         self.platform: Optional[str] = raw.get("platform")
+        self.dialect: Optional[str] = raw.get("dialect")
+        self.user_skills_root: Optional[str] = raw.get("user_skills_root")
 
     def runtime_env(self, add: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
         """``env`` plus the variables in ``add`` that ``env`` does not set: what PROTOCOL.md
@@ -683,8 +746,21 @@ class Runtime:
     ``skill_read_reference`` / ``skill_run_script``: no such tool at all; ``nested-scan``: it
     scans only the skills root's direct children; ``argument-keys``: its tool never sees the
     argument object (a command line taking positional values). A case that passes while the
-    runtime lacks a mechanism it exercises is reported "not exercised", not passed. Sent only
-    when not empty."""
+    runtime lacks a mechanism it exercises is reported "not exercised", not passed. Dialect
+    ``agentskills`` adds operations a runtime may not have at all: ``scan`` (no ``discover``: a
+    validator), ``validate`` (no validator: most clients), ``activate_skill`` (no activation);
+    a case that needs one of those is UNSUPPORTED, never sent. Sent only when not empty."""
+    dialects: Optional[Sequence[Mapping[str, str]]] = None
+    """The dialects the runtime claims (PROTOCOL.md, "Dialects"), a non-empty list of
+    ``{"name", "version", "mode"?}`` with no other key, each name once::
+
+        dialects = [{"name": "agentskills", "version": "2026-08", "mode": "strict"}]
+
+    ``name`` and ``version`` are 1 to :data:`MAX_CLAIM` bytes; a dialect of :data:`DIALECTS`
+    with modes needs a ``mode`` from its list (``agentskills``: ``strict`` or ``lenient``), one
+    without none. Cases of a dialect (or version, or mode) not claimed are UNSUPPORTED. A runtime
+    that claims several reads the case's one in ``config.dialect``. ``None``: portable-skills 1,
+    not sent."""
 
     def start_case(self, config: Config, root: str) -> None:
         """Start a fresh runtime for a case, configured by ``config``; ``root`` is the case's
@@ -717,6 +793,17 @@ class Runtime:
         a runtime that keeps nothing per turn overrides it with a method that does nothing."""
         raise _NotImplemented(
             "new_turn() is not implemented by this adapter (a runtime that keeps nothing per turn overrides it to do nothing)"
+        )
+
+    def validate(self, path: str) -> Dict[str, JSON]:
+        """Dialect ``agentskills``: the runtime's validator on one skill directory, ``path``
+        relative to the case root (``os.path.join(root, path)``); return :func:`validation`,
+        ``{"valid": bool, "problems": [str], "properties"?: {...}}``. A validator that will not
+        judge the directory at all raises :class:`Refused` with its words. Not implemented by
+        default: a runtime without a validator declares ``lacks["validate"]``, and the runner
+        then sends it no ``validate`` step."""
+        raise _NotImplemented(
+            "validate() is not implemented by this adapter (a runtime without a validator declares lacks['validate'])"
         )
 
     def end_case(self) -> None:
@@ -876,6 +963,58 @@ def _is_reason(value: JSON) -> bool:
         return False
 
 
+def _is_claim_text(value: JSON) -> bool:
+    """A ``name`` or ``version`` of a dialect claim: 1 to :data:`MAX_CLAIM` bytes of UTF-8."""
+    if not isinstance(value, str) or not value:
+        return False
+    try:
+        return len(value.encode("utf-8")) <= MAX_CLAIM
+    except UnicodeEncodeError:
+        return False
+
+
+def _dialects_problems(dialects: JSON) -> List[str]:
+    """What is wrong with :attr:`Runtime.dialects` (not ``None``), as the runner would refuse it
+    (PROTOCOL.md, "Dialects"); ``[]`` when nothing is."""
+    shape = '{"name": str, "version": str, "mode"?: str}'
+    if not (isinstance(dialects, (list, tuple)) and dialects):
+        return [
+            "`dialects` must be a non-empty list of %s (or None: portable-skills, not sent), got %s"
+            % (shape, _describe(dialects))
+        ]
+    problems: List[str] = []
+    names: List[str] = []
+    for i, claim in enumerate(dialects):
+        if not (
+            isinstance(claim, collections.abc.Mapping)
+            and set(claim) <= {"name", "version", "mode"}
+            and _is_claim_text(claim.get("name"))
+            and _is_claim_text(claim.get("version"))
+            and ("mode" not in claim or isinstance(claim["mode"], str))
+        ):
+            problems.append(
+                "`dialects[%d]` must be %s with no other key, name and version of 1 to %d bytes, got %s"
+                % (i, shape, MAX_CLAIM, _describe(claim))
+            )
+            continue
+        name, mode = claim["name"], claim.get("mode")
+        if name in names:
+            problems.append("`dialects` claims %r twice" % name)
+        names.append(name)
+        modes = DIALECTS.get(name)
+        if modes is None:
+            continue  # a dialect the runner does not know: kept and shown, no case runs for it
+        if modes and mode is None:
+            problems.append("`dialects[%d]`: dialect %r needs a `mode`, one of %s" % (i, name, ", ".join(modes)))
+        elif modes and mode not in modes:
+            problems.append(
+                "`dialects[%d]`: dialect %r has no mode %s (its modes: %s)" % (i, name, _describe(mode), ", ".join(modes))
+            )
+        elif not modes and mode is not None:
+            problems.append("`dialects[%d]`: dialect %r has no modes, got the mode %s" % (i, name, _describe(mode)))
+    return problems
+
+
 class _Session:
     def __init__(self, runtime: Runtime, wire: _Wire):
         self.runtime = runtime
@@ -991,6 +1130,9 @@ class _Session:
                         "`lacks[%r]` must be a reason, a non-empty string of at most %d bytes of UTF-8 saying what the runtime's docs or code show, got %s"
                         % (mechanism, MAX_REASON, _describe(reason))
                     )
+        dialects = getattr(rt, "dialects", None)
+        if dialects is not None:
+            problems.extend(_dialects_problems(dialects))
         if problems:
             return _err(None, "the adapter's Runtime is misdeclared: " + "; ".join(problems))
         return {
@@ -1007,6 +1149,7 @@ class _Session:
                 **({"read_scope": read_scope} if read_scope is not None else {}),
                 **({"formats": list(formats)} if formats is not None else {}),
                 **({"lacks": dict(lacks)} if lacks else {}),
+                **({"dialects": [dict(d) for d in dialects]} if dialects is not None else {}),
             },
         }
 
@@ -1084,6 +1227,11 @@ class _Session:
         elif op == "new_turn":
             self.invoke("new_turn")
             result = {}
+        elif op == "validate":
+            path = step.get("path")
+            if not isinstance(path, str):
+                raise _Answer("`validate` step without a string `path`")
+            result = self.validate(path)
         else:
             raise _Answer("unknown op %s (this adapter speaks protocol version %d)" % (_describe(op), PROTOCOL_VERSION))
         return result
@@ -1101,15 +1249,37 @@ class _Session:
                     raise _Answer("adapter bug: discover() entry %d is a skipped entry with a bad path or a reason not in %s: %s" % (i, "/".join(SKIP_REASONS), _describe(e)))
                 skips.append(e)
             elif isinstance(e, dict) and isinstance(e.get("id"), str):
-                bad = [k for k in ("name", "description", "body") if k in e and not isinstance(e[k], str)]
+                bad = [k for k in ("name", "description", "body", "location") if k in e and not isinstance(e[k], str)]
                 if bad or ("format" in e and e["format"] not in FORMATS):
-                    raise _Answer("adapter bug: discover() entry %d (%s) needs string name/description/body and a format of portable or legacy" % (i, _describe(e.get("id"))))
+                    raise _Answer(
+                        "adapter bug: discover() entry %d (%s) needs string name/description/body/location "
+                        "and a format of portable or legacy" % (i, _describe(e.get("id")))
+                    )
                 found.append(e)
             else:
                 raise _Answer("adapter bug: discover() entry %d is neither loaded(...) nor skipped(...): %s" % (i, _describe(e)))
         result: Dict[str, JSON] = {"loaded": found}
         if "skip-report" in (getattr(self.runtime, "features", ()) or ()):
             result["skipped"] = skips
+        return result
+
+    def validate(self, path: str) -> Dict[str, JSON]:
+        value = self.invoke("validate", path)
+        if not (
+            isinstance(value, dict)
+            and set(value) <= {"valid", "problems", "properties"}
+            and isinstance(value.get("valid"), bool)
+            and _is_str_list(value.get("problems"))
+            and isinstance(value.get("properties", {}), dict)
+        ):
+            raise _Answer(
+                'adapter bug: validate() must return validation(...), {"valid": bool, "problems": [str], '
+                '"properties"?: {...}} with no other key (properties left out when the validator read none); '
+                "got %s" % _describe(value)
+            )
+        result: Dict[str, JSON] = {"valid": value["valid"], "problems": list(value["problems"])}
+        if "properties" in value:
+            result["properties"] = value["properties"]
         return result
 
     def prompt(self) -> Dict[str, JSON]:

@@ -269,6 +269,75 @@ kit.serve(A())
         self.assertNotIn("read_scope", self.declare(p, 99, ["read_scope = None"])["implementation"])
         self.assert_clean_exit(p)
 
+    def test_dialects_are_checked_and_sent_only_when_set(self):
+        p = self.adapter(self.DECLARING)
+        self.assertNotIn("dialects", self.started(p)["implementation"])
+        # A validator of dialect agentskills: what skills-ref declares, with the lacks only dialects have.
+        implementation = self.declare(p, 1, [
+            "dialects = [{'name': 'agentskills', 'version': '2026-08', 'mode': 'strict'}]",
+            "lacks = {'scan': 'no directory scan', 'activate_skill': 'no activation', 'validate': 'x'}",
+        ])["implementation"]
+        self.assertEqual(implementation["dialects"], [{"name": "agentskills", "version": "2026-08", "mode": "strict"}])
+        self.assertEqual(sorted(implementation["lacks"]), ["activate_skill", "scan", "validate"])
+        # Several, as a tuple of any mappings; a dialect the runner does not know is sent as it is.
+        implementation = self.declare(p, 2, [
+            "import types",
+            "dialects = ({'name': 'portable-skills', 'version': '1'},"
+            " types.MappingProxyType({'name': 'agentskills', 'version': '2026-08', 'mode': 'lenient'}),"
+            " {'name': 'future-skills', 'version': '9', 'mode': 'whatever'})",
+        ])["implementation"]
+        self.assertEqual(implementation["dialects"], [
+            {"name": "portable-skills", "version": "1"},
+            {"name": "agentskills", "version": "2026-08", "mode": "lenient"},
+            {"name": "future-skills", "version": "9", "mode": "whatever"},
+        ])
+        self.assertEqual(self.declare(p, 3, ["dialects = [{'name': 'x' * 64, 'version': '\\u00e9' * 32}]"])["implementation"]["dialects"],
+                         [{"name": "x" * 64, "version": "\u00e9" * 32}])
+        self.assertNotIn("dialects", self.declare(p, 4, ["dialects = None"])["implementation"])
+        self.assert_clean_exit(p)
+
+    def test_a_misdeclared_dialects_refuses_the_handshake(self):
+        p = self.adapter(self.DECLARING)
+        self.started(p)
+        agentskills = "{'name': 'agentskills', 'version': '2026-08', 'mode': 'strict'}"
+        for seq, (line, words) in enumerate((
+            ("dialects = []", '`dialects` must be a non-empty list of {"name": str, "version": str, "mode"?: str}'),
+            ("dialects = ()", "`dialects` must be a non-empty list"),
+            ("dialects = %s" % agentskills, "`dialects` must be a non-empty list"),
+            ("dialects = 'agentskills'", "`dialects` must be a non-empty list"),
+            ("dialects = ['agentskills']", "`dialects[0]` must be {\"name\": str, \"version\": str, \"mode\"?: str} with no other key"),
+            ("dialects = [None]", "`dialects[0]`"),
+            ("dialects = [{'name': 'agentskills', 'mode': 'strict'}]", "`dialects[0]`"),
+            ("dialects = [{'version': '1'}]", "`dialects[0]`"),
+            ("dialects = [{'name': 'agentskills', 'version': 2026, 'mode': 'strict'}]", "`dialects[0]`"),
+            ("dialects = [{'name': '', 'version': '1'}]", "name and version of 1 to 64 bytes"),
+            ("dialects = [{'name': 'x', 'version': ''}]", "`dialects[0]`"),
+            ("dialects = [{'name': 'x' * 65, 'version': '1'}]", "1 to 64 bytes"),
+            ("dialects = [{'name': 'x', 'version': '\\u00e9' * 33}]", "1 to 64 bytes"),
+            ("dialects = [{'name': '\\ud800', 'version': '1'}]", "`dialects[0]`"),
+            ("dialects = [{'name': 'agentskills', 'version': '2026-08', 'mode': 5}]", "`dialects[0]`"),
+            ("dialects = [{'name': 'agentskills', 'version': '2026-08', 'mode': 'strict', 'strict': True}]", "with no other key"),
+            ("dialects = [%s, 5]" % agentskills, "`dialects[1]`"),
+            ("dialects = [{'name': 'agentskills', 'version': '2026-08'}]",
+             "`dialects[0]`: dialect 'agentskills' needs a `mode`, one of strict, lenient"),
+            ("dialects = [{'name': 'agentskills', 'version': '2026-08', 'mode': 'loose'}]",
+             "`dialects[0]`: dialect 'agentskills' has no mode 'loose' (its modes: strict, lenient)"),
+            ("dialects = [{'name': 'portable-skills', 'version': '1', 'mode': 'strict'}]",
+             "`dialects[0]`: dialect 'portable-skills' has no modes"),
+            ("dialects = [%s, {'name': 'agentskills', 'version': '2026-08', 'mode': 'lenient'}]" % agentskills,
+             "`dialects` claims 'agentskills' twice"),
+        ), 1):
+            r = self.declare(p, seq, [line])
+            self.assertEqual((r["type"], r["seq"]), ("error", None), line)
+            self.assertIn("misdeclared", r["message"], line)
+            self.assertIn(words, r["message"], line)
+        # Every problem is named at once.
+        r = self.declare(p, 90, ["dialects = [{'name': 'agentskills', 'version': '2026-08'}, {'name': 'portable-skills', 'version': '1', 'mode': 'm'}]"])
+        for words in ("`dialects[0]`: dialect 'agentskills' needs a `mode`", "`dialects[1]`: dialect 'portable-skills' has no modes"):
+            self.assertIn(words, r["message"])
+        self.assertEqual(self.declare(p, 99, ["dialects = [%s]" % agentskills])["type"], "started")
+        self.assert_clean_exit(p)
+
 
 class Conversation(KitTest):
     def test_seq_and_index_are_echoed_and_results_shaped(self):
@@ -318,6 +387,24 @@ class Conversation(KitTest):
         self.assertEqual([e["id"] for e in self.step(p, "discover")["result"]["loaded"]], ["b", "a"])
         self.assert_clean_exit(p)
 
+    def test_discover_entries_of_dialect_agentskills_carry_a_location_and_no_format(self):
+        p = self.adapter(
+            """
+            class A(kit.Runtime):
+                name, version = "client", "1"
+                dialects = [{"name": "agentskills", "version": "2026-08", "mode": "lenient"}]
+                def discover(self):
+                    return [kit.loaded("pdf", "pdf", "Reads PDFs.", "Body.", format=None, location="/r/.agents/skills/pdf/SKILL.md")]
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p)
+        self.assertEqual(self.step(p, "discover")["result"], {"loaded": [
+            {"id": "pdf", "name": "pdf", "description": "Reads PDFs.", "body": "Body.", "location": "/r/.agents/skills/pdf/SKILL.md"},
+        ]})
+        self.assert_clean_exit(p)
+
     def test_skipped_entries_are_sent_only_with_skip_report(self):
         p = self.adapter(MINIMAL.replace('features = ["skip-report"]', "features = []"))
         self.started(p)
@@ -357,6 +444,41 @@ class Conversation(KitTest):
         r = p.ask({"type": "step", "seq": 3, "index": 0, "step": {"op": "call", "tool": "t"}})
         self.assertIn("args", r["message"])
         self.assertEqual(self.step(p, "tools", seq=3, index=5)["index"], 5)
+        self.assert_clean_exit(p)
+
+    def test_validate_is_dispatched_with_its_path(self):
+        p = self.adapter(
+            """
+            import os
+            class A(kit.Runtime):
+                name, version = "validator", "1"
+                dialects = [{"name": "agentskills", "version": "2026-08", "mode": "strict"}]
+                lacks = {"scan": "a validator has no scan"}
+                def start_case(self, config, root):
+                    self.root = root
+                def validate(self, path):
+                    if path == "fifo":
+                        raise kit.Refused("OSError: SKILL.md is a FIFO")
+                    if path == "bad":
+                        return kit.validation(False, ("Skill name 'Upper' must be lowercase",))
+                    return kit.validation(True, [], {"name": os.path.join(self.root, path), "metadata": {"a": "b"}})
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p)
+        r = self.step(p, "validate", index=2, path="skills/pdf")
+        self.assertEqual((r["type"], r["index"]), ("step_result", 2))
+        self.assertEqual(r["result"], {"valid": True, "problems": [],
+                                       "properties": {"name": os.path.join(self.tmp.name, "skills/pdf"), "metadata": {"a": "b"}}})
+        self.assertEqual(self.step(p, "validate", index=3, path="bad")["result"],
+                         {"valid": False, "problems": ["Skill name 'Upper' must be lowercase"]})
+        self.assertEqual(self.step(p, "validate", index=4, path="fifo")["refused"], {"message": "OSError: SKILL.md is a FIFO"})
+        for step in ({"op": "validate"}, {"op": "validate", "path": 5}, {"op": "validate", "path": None}):
+            r = p.ask({"type": "step", "seq": 1, "index": 5, "step": step})
+            self.assertEqual((r["type"], r["seq"]), ("error", 1), step)
+            self.assertIn("`validate` step without a string `path`", r["message"])
+        self.assertEqual(p.ask({"type": "case_end", "seq": 1})["type"], "case_ended")
         self.assert_clean_exit(p)
 
 
@@ -410,6 +532,11 @@ class CaseConfig(KitTest):
         (dict(CONFIG, hitl={"session": None}), "`config.hitl.session` must be a string"),
         (dict(CONFIG, hitl={"answers": "approve"}), "`config.hitl.answers` must be a list of strings"),
         (dict(CONFIG, hitl={"timeout_ms": 500}), "`config.hitl.timeout_ms` must be a string or null"),
+        (dict(CONFIG, dialect=5), "`config.dialect` must be a string, got 5"),
+        (dict(CONFIG, dialect=None), "`config.dialect` must be a string"),
+        (dict(CONFIG, dialect=["agentskills"]), "`config.dialect`"),
+        (dict(CONFIG, user_skills_root=None), "`config.user_skills_root` must be a string, got None"),
+        (dict(CONFIG, user_skills_root={}), "`config.user_skills_root`"),
         (5, "`config` must be an object, got 5"),
         ([CONFIG], "`config` must be an object"),
         ("config", "`config` must be an object"),
@@ -444,6 +571,7 @@ class CaseConfig(KitTest):
             timeout_ms="abc", python="python3", env={}, platform="no-process-groups", future={"a": 1},
             skill_dirs={"user": "/u", "workspace": None}, registry="/r", selection={"max_active": 0, "max_context_tokens": None},
             hitl={"enabled": False, "script_tool_allowed": True, "session": "maybe", "answers": ["ok"], "timeout_ms": None},
+            dialect="agentskills", user_skills_root="/home/u/.agents/skills",
         )
         minimal = {"skills_root": None, "python": "python3", "env": {"A": "b"}}  # absent fields keep Config's defaults
         for seq, config in enumerate((good, minimal), 1):
@@ -740,8 +868,8 @@ class Failures(KitTest):
         p = self.adapter("class A(kit.Runtime):\n    name, version = 'bare', '0'\nkit.serve(A())\n")
         self.started(p)
         self.case(p)
-        for index, op in enumerate(("discover", "tools", "prompt", "new_turn")):
-            r = self.step(p, op, index=index)
+        for index, op in enumerate(("discover", "tools", "prompt", "new_turn", "validate")):
+            r = self.step(p, op, index=index, **({"path": "skills/a"} if op == "validate" else {}))
             self.assertEqual(r["type"], "error", op)
             self.assertIn("%s() is not implemented" % op, r["message"])
         r = self.step(p, "call", index=9, tool="skill_read_reference", args={})
@@ -756,8 +884,10 @@ class Failures(KitTest):
             class A(kit.Runtime):
                 name, version = "sloppy", "0"
                 def discover(self):
-                    return [{"id": "a", "format": "modern"}]
+                    return [{"id": "a", "format": "modern"}] if not self.located else [kit.loaded("a", "a", "", "", None, location=5)]
+                located = False
                 def tools(self):
+                    self.located = True
                     return "skill_read_reference"
                 def prompt(self):
                     return "only text"
@@ -774,11 +904,51 @@ class Failures(KitTest):
             ("prompt", {}, "(text, baseline)"),
             ("call", {"tool": "a", "args": {}}, "ok({...}) or error(code"),
             ("call", {"tool": "b", "args": {}}, "ok({...}) or error(code"),
+            ("discover", {}, "needs string name/description/body/location"),
         ):
             r = self.step(p, op, **fields)
             self.assertEqual(r["type"], "error", op)
             self.assertIn("adapter bug", r["message"])
             self.assertIn(words, r["message"])
+        self.assert_clean_exit(p)
+
+    def test_a_validate_result_of_the_wrong_shape_is_an_adapter_bug(self):
+        p = self.adapter(
+            """
+            import json
+            class A(kit.Runtime):
+                name, version = "sloppy-validator", "0"
+                def validate(self, path):
+                    return json.loads(path)  # the test sends each answer as the path
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p)
+        for index, value in enumerate((
+            None,
+            True,
+            [True, []],
+            {"valid": True},
+            {"problems": []},
+            {"valid": "yes", "problems": []},
+            {"valid": 1, "problems": []},
+            {"valid": False, "problems": "Skill name must be lowercase"},
+            {"valid": False, "problems": ["a", 5]},
+            {"valid": False, "problems": None},
+            {"valid": True, "problems": [], "properties": None},
+            {"valid": True, "problems": [], "properties": [["name", "a"]]},
+            {"valid": True, "problems": [], "properties": "name: a"},
+            {"valid": True, "problems": [], "errors": []},
+        )):
+            r = self.step(p, "validate", index=index, path=json.dumps(value))
+            self.assertEqual((r["type"], r["seq"]), ("error", 1), value)
+            self.assertIn('adapter bug: validate() must return validation(...), {"valid": bool, "problems": [str], "properties"?: {...}}',
+                          r["message"])
+            self.assertIn("with no other key", r["message"])
+        # The session goes on: a good answer after the bad ones.
+        good = {"valid": True, "problems": [], "properties": {}}
+        self.assertEqual(self.step(p, "validate", index=20, path=json.dumps(good))["result"], good)
         self.assert_clean_exit(p)
 
     def test_asked_rides_along_a_call_result_and_is_checked(self):
@@ -888,6 +1058,14 @@ class Refusals(KitTest):
     def test_tool_names_are_declared(self):
         p = self.adapter(REFUSING)
         self.assertEqual(self.started(p)["implementation"]["tool_names"], {"skill_read_reference": "read_skill_resource"})
+        self.assert_clean_exit(p)
+
+    def test_activate_skill_is_a_spec_tool_a_native_name_maps(self):
+        self.assertIn("activate_skill", kit.SPEC_TOOLS)
+        activate = kit.MappedTool("activate_skill", "Skill", args={"name": "command"})
+        self.assertEqual(activate.native_args({"name": "pdf"}), {"command": "pdf"})
+        p = self.adapter("class A(kit.Runtime):\n    name, version = 'a', '1'\n    tool_names = {'activate_skill': 'Skill'}\nkit.serve(A())\n")
+        self.assertEqual(self.started(p)["implementation"]["tool_names"], {"activate_skill": "Skill"})
         self.assert_clean_exit(p)
 
     def test_a_misdeclared_tool_name_refuses_the_handshake(self):
@@ -1003,6 +1181,11 @@ class Helpers(unittest.TestCase):
                          {"ok": False, "error": {"code": "not_approved", "hint": "ask", "approved_scripts": []}})
         self.assertEqual(kit.loaded("a", "A", "d", "b", format="legacy")["format"], "legacy")
         self.assertEqual(kit.skipped("x/y", "too_deep"), {"path": "x/y", "reason": "too_deep"})
+        self.assertEqual(kit.loaded("a", "A", "d", "b", None, location="/s/a/SKILL.md"),
+                         {"id": "a", "name": "A", "description": "d", "body": "b", "location": "/s/a/SKILL.md"})
+        self.assertEqual(kit.validation(False, ("too long",)), {"valid": False, "problems": ["too long"]})
+        self.assertEqual(kit.validation(True, [], {"name": "a"}), {"valid": True, "problems": [], "properties": {"name": "a"}})
+        self.assertEqual(kit.validation(True, [], {}), {"valid": True, "problems": [], "properties": {}})
 
     def test_a_refusal_carries_the_runtimes_message_and_never_one_of_its_own(self):
         self.assertEqual(kit.refusal("not_found", FileNotFoundError("gone"), path="x"),
@@ -1046,6 +1229,9 @@ class Helpers(unittest.TestCase):
         c = kit.Config(dict(CONFIG, skills_root="/s", tool_allowlist=["a"], timeout_ms="-5", platform="no-process-groups", future=1))
         self.assertEqual((c.skills_root, c.tool_allowlist, c.timeout_ms, c.platform, c.python), ("/s", ["a"], "-5", "no-process-groups", "python3"))
         self.assertEqual(c.raw["future"], 1)
+        self.assertEqual((c.dialect, c.user_skills_root), (None, None))
+        c = kit.Config(dict(CONFIG, dialect="agentskills", user_skills_root="/home/u/.agents/skills"))
+        self.assertEqual((c.dialect, c.user_skills_root), ("agentskills", "/home/u/.agents/skills"))
 
     def test_the_kit_is_python_3_9(self):
         for name in ("skillspec_kit.py", "example_runtime.py"):
