@@ -236,37 +236,46 @@ fn the_step_timeout_decides_no_verdict() {
     assert_eq!(short.1, "pass", "{short:?}");
 }
 
+/// The repository's `policy.*` cases through `tests/adapters/runs_anything.py` (a runtime with
+/// no approval), claiming the dialects `claims` (JSON; none: Portable Skills): the validated
+/// report and the run's output.
+fn runs_anything_policy(claims: Option<&str>) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let adapter = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/runs_anything.py");
+    let mut cmd = Command::new(bin());
+    cmd.args([
+        "run",
+        "--filter",
+        "policy.*",
+        "--jobs",
+        "2",
+        "--step-timeout",
+        "30",
+    ])
+    .arg("--cases")
+    .arg(common::repo().join("spec-cases"))
+    .arg("--fixtures")
+    .arg(common::repo().join("fixtures"))
+    .arg("--adapter")
+    .arg(format!("python3 {}", adapter.display()))
+    .arg("--report")
+    .arg(dir.path().join("r"))
+    .env("TMPDIR", dir.path());
+    if let Some(c) = claims {
+        cmd.env("RUNS_ANYTHING_DIALECTS", c);
+    }
+    let out = cmd.output().expect("the runner starts");
+    let text = common::text(&out);
+    (common::validated_report(&dir.path().join("r")), text)
+}
+
 /// On a runtime with no approval at all (`tests/adapters/runs_anything.py`: it runs any helper
 /// it is named, by path), every `policy` case in which a helper ran where a refusal was due is
 /// unsafe (`code-ran`), edited and swapped helpers included: never merely permissive. The
 /// repository's own cases, through the adapter.
 #[test]
 fn a_runtime_without_approval_is_unsafe_wherever_a_helper_ran() {
-    let dir = tempfile::tempdir().unwrap();
-    let adapter = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/runs_anything.py");
-    let out = Command::new(bin())
-        .args([
-            "run",
-            "--filter",
-            "policy.*",
-            "--jobs",
-            "2",
-            "--step-timeout",
-            "30",
-            "--cases",
-        ])
-        .arg(common::repo().join("spec-cases"))
-        .arg("--fixtures")
-        .arg(common::repo().join("fixtures"))
-        .arg("--adapter")
-        .arg(format!("python3 {}", adapter.display()))
-        .arg("--report")
-        .arg(dir.path().join("r"))
-        .env("TMPDIR", dir.path())
-        .output()
-        .expect("the runner starts");
-    let text = common::text(&out);
-    let r = common::validated_report(&dir.path().join("r"));
+    let (r, text) = runs_anything_policy(None);
     let cases = r["cases"].as_array().unwrap();
     let failed: Vec<&Value> = cases.iter().filter(|c| c["status"] == "fail").collect();
     assert!(failed.len() >= 40, "{text}");
@@ -296,37 +305,8 @@ fn a_runtime_without_approval_is_unsafe_wherever_a_helper_ran() {
 /// counted under `hardening`; every other Portable Skills case is UNSUPPORTED.
 #[test]
 fn hardening_cases_keep_their_exposures_for_a_runtime_of_another_dialect() {
-    let adapter = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/runs_anything.py");
-    let run = |claims: Option<&str>| -> Value {
-        let dir = tempfile::tempdir().unwrap();
-        let mut cmd = Command::new(bin());
-        cmd.args([
-            "run",
-            "--filter",
-            "policy.*",
-            "--jobs",
-            "2",
-            "--step-timeout",
-            "30",
-            "--cases",
-        ])
-        .arg(common::repo().join("spec-cases"))
-        .arg("--fixtures")
-        .arg(common::repo().join("fixtures"))
-        .arg("--adapter")
-        .arg(format!("python3 {}", adapter.display()))
-        .arg("--report")
-        .arg(dir.path().join("r"))
-        .env("TMPDIR", dir.path());
-        if let Some(c) = claims {
-            cmd.env("RUNS_ANYTHING_DIALECTS", c);
-        }
-        let out = cmd.output().expect("the runner starts");
-        let _ = common::text(&out);
-        common::validated_report(&dir.path().join("r"))
-    };
-    let portable = run(None);
-    let other = run(Some(
+    let (portable, _) = runs_anything_policy(None);
+    let (other, _) = runs_anything_policy(Some(
         r#"[{"name":"agentskills","version":"2026-08","mode":"lenient"}]"#,
     ));
     let mut hardening = 0;

@@ -213,11 +213,26 @@ impl Case {
         out
     }
 
-    /// Whether the case is *hardening* (SPEC.md, "Hardening"): it can show an exposure, by a
-    /// canary the scan looks for, a marker of code that must not run, a bound on an answer, or a
+    /// Whether the case is *hardening* (SPEC.md, "Hardening"): it requires no optional feature,
+    /// every clause it cites lies in an area of the threat model
+    /// ([`crate::cases::clauses::HARDENING_AREAS`]), and it can show an exposure, by a canary the
+    /// scan looks for, a marker of code that must not run, a bound on an answer, or a
     /// safety-marked check. Such a case also runs for an implementation that does not claim its
     /// dialect, judged on its exposures alone.
     pub fn hardening(&self) -> bool {
+        if self.requires.is_empty()
+            && self
+                .clauses
+                .iter()
+                .all(|c| crate::cases::clauses::in_hardening_area(c))
+        {
+            return self.exposes();
+        }
+        false
+    }
+
+    /// Whether the case can show an exposure at all (see [`Case::hardening`]).
+    fn exposes(&self) -> bool {
         use crate::cases::expect::OutcomeExpect;
         self.canaries.iter().any(|(_, e)| e.scanned())
             || self.bounded.is_some()

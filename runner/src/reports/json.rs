@@ -124,6 +124,15 @@ fn case_json(case: &ReportCase, o: &CaseOutcome, verdict: super::Verdict) -> Val
     v
 }
 
+/// The counts of each level of `a`, keyed by the level's word.
+fn levels_json(a: &super::AreaConformance) -> Map<String, Value> {
+    LEVELS
+        .iter()
+        .zip(&a.levels)
+        .map(|(level, c)| (level_word(*level).to_owned(), c.to_json()))
+        .collect()
+}
+
 /// The JSON report (reports/report.schema.json).
 pub fn to_json(report: &RunReport) -> Value {
     let areas: Map<String, Value> = report
@@ -140,10 +149,7 @@ pub fn to_json(report: &RunReport) -> Value {
         .areas
         .iter()
         .map(|(area, a)| {
-            let mut v = Map::new();
-            for (level, c) in LEVELS.iter().zip(&a.levels) {
-                v.insert(level_word(*level).to_owned(), c.to_json());
-            }
+            let mut v = levels_json(a);
             v.insert("statement".into(), json!(a.statement(area)));
             (area.clone(), Value::Object(v))
         })
@@ -152,10 +158,7 @@ pub fn to_json(report: &RunReport) -> Value {
         .dialects
         .iter()
         .map(|(name, a)| {
-            let mut v = Map::new();
-            for (level, c) in LEVELS.iter().zip(&a.levels) {
-                v.insert(level_word(*level).to_owned(), c.to_json());
-            }
+            let mut v = levels_json(a);
             let label = report.dialect_label(name);
             v.insert("label".into(), json!(label));
             v.insert(

@@ -43,7 +43,8 @@ pub(super) fn failure_message(f: &Failure) -> String {
     format!("{}: step {} ({}){what}", failure_label(f), f.step, f.label)
 }
 
-/// junit.xml of a run: one suite per area, one test case per case. Failures say
+/// junit.xml of a run: one suite per area, one test case per case (with its dialect as the
+/// property `dialect`). Failures say
 /// `UNSAFE (exposure, ...):`, `PERMISSIVE:` or `DIFFERENT:` first; known failures, unsupported,
 /// skipped and not-run cases are skipped ones.
 pub fn junit(report: &RunReport) -> Result<String, quick_junit::SerializeError> {
@@ -95,6 +96,12 @@ pub fn junit(report: &RunReport) -> Result<String, quick_junit::SerializeError> 
             };
             let mut tc = TestCase::new(visible(&r.case.id).into_owned(), status);
             tc.set_classname(visible(&area).into_owned());
+            // The dialect its verdict counts under (SPEC.md, "Dialects"; `hardening` for a case
+            // judged on its exposures alone).
+            tc.add_property(quick_junit::Property::new(
+                "dialect",
+                visible(report.counted_under(r.case)).into_owned(),
+            ));
             tc.set_time(r.outcome.duration);
             suite.add_test_case(tc);
         }

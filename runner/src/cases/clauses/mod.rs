@@ -513,6 +513,19 @@ pub const WITHOUT_SECURITY_PURPOSE: &[&str] = &[
     "agentskills",
 ];
 
+/// The clause areas whose exposures the hardening threat model covers (SPEC.md, "Hardening"):
+/// what an untrusted skill's files make a runtime load, show, read or run. Not `enable` and
+/// `tools`: their exposures come from the operator's settings (the feature's switch, the tool
+/// allowlist), whose meaning is each dialect's own; not the profiles, which a runtime declares.
+pub const HARDENING_AREAS: &[&str] = &["discovery", "read", "run", "policy", "prompt"];
+
+/// Whether a case citing `id` may be a hardening case.
+pub fn in_hardening_area(id: &str) -> bool {
+    HARDENING_AREAS
+        .iter()
+        .any(|a| id.split('.').next() == Some(*a))
+}
+
 /// Whether a refusal the clause requires guards a boundary (a path, a scope, an extension,
 /// arguments, the discovery gates, approval, the feature's switch): accepting what it refuses is
 /// then permissive, else only different.
