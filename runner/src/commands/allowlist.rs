@@ -72,7 +72,36 @@ pub fn allowlist(root: &Path, wanted: &[String]) -> ExitCode {
         .iter()
         .map(|(skill, script, sha256)| json!({"skill": skill, "script": script, "sha256": sha256}))
         .collect();
-    emit(&format!("{}\n", serde_json::Value::from(value)))
+    emit(&format!(
+        "{}\n",
+        escape_invisible(&serde_json::Value::from(value).to_string())
+    ))
+}
+
+/// `json` (a serialized JSON value) with every character that shows as nothing or reorders the
+/// text around it (bidirectional controls and marks, zero-width characters, the byte order mark)
+/// written as a JSON `\uXXXX` escape: an operator reviews the printed allowlist and pastes it, and
+/// a helper named with a right-to-left override must not read as another name. Such characters
+/// can only stand inside JSON strings, where the escape means the same character.
+fn escape_invisible(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if matches!(
+            c,
+            '\u{ad}'
+                | '\u{61c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{feff}'
+        ) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The approvals one argument names, or why it names none.
@@ -141,5 +170,18 @@ fn select(
                 ))
             }
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn invisible_characters_are_escaped_and_mean_the_same() {
+        let value = serde_json::json!([{"script": "scripts/a\u{202e}yp.py"}]);
+        let text = super::escape_invisible(&value.to_string());
+        assert!(text.contains("\\u202e"), "{text}");
+        assert!(!text.contains('\u{202e}'));
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value);
     }
 }

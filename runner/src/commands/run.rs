@@ -211,8 +211,14 @@ impl Observer for Terminal<'_> {
 
     fn case_finished(&mut self, position: usize, case: &Case, outcome: &CaseOutcome) {
         let report_case = ReportCase::from(case);
+        let known = self.plan.known_failures.contains(&case.id);
+        let mut described = reports::describe(&report_case, outcome);
+        if known && outcome.status == Status::Pass {
+            described
+                .push_str("  listed as a known failure, but passed: remove it from the list\n");
+        }
         if self.args.verbose {
-            out!("{}", reports::describe(&report_case, outcome));
+            out!("{described}");
         } else {
             let mark = match outcome.status {
                 Status::Pass => '.',
@@ -229,10 +235,8 @@ impl Observer for Terminal<'_> {
                 outln!();
                 self.column = 0;
             }
-            let known = self.plan.known_failures.contains(&case.id);
             if reports::Verdict::of(&outcome.status, known).is_bad() {
-                self.details
-                    .push((position, reports::describe(&report_case, outcome)));
+                self.details.push((position, described));
             }
         }
     }

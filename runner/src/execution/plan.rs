@@ -149,13 +149,40 @@ impl fmt::Display for PlanError {
             PlanError::NoMatch => f.write_str("no case matches the filter"),
             PlanError::KnownFailuresUnreadable(why) => f.write_str(why),
             PlanError::UnknownId { file, line, id } => {
-                write!(f, "{}:{line}: no case has the id `{id}`", file.display())
+                // Invisible characters (a stray mark, a zero-width space) are shown escaped: an
+                // id that looks right must not hide why it matches nothing.
+                let shown: String = id
+                    .chars()
+                    .map(|c| {
+                        if c.is_control() || invisible(c) {
+                            c.escape_unicode().to_string()
+                        } else {
+                            c.to_string()
+                        }
+                    })
+                    .collect();
+                write!(f, "{}:{line}: no case has the id `{shown}`", file.display())
             }
         }
     }
 }
 
 impl std::error::Error for PlanError {}
+
+/// Characters that show as nothing: soft hyphen, zero-width and joiner characters, direction
+/// marks and embeddings, word joiner and invisible operators, the byte order mark.
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}'
+    )
+}
 
 /// The cases of `suite` that `filter` selects (all without one) and the slice `partition`
 /// names of them; no known failures yet (see [`read_known_failures`]).
@@ -196,6 +223,8 @@ pub fn read_known_failures(path: &Path, suite: &Suite) -> Result<BTreeSet<String
         "a known-failures list is a text file of case ids",
     )
     .map_err(PlanError::KnownFailuresUnreadable)?;
+    // An editor may save the list with a byte order mark: it is not part of the first id.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut ids = BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
         let id = line.split('#').next().unwrap_or_default().trim();
@@ -217,6 +246,21 @@ pub fn read_known_failures(path: &Path, suite: &Suite) -> Result<BTreeSet<String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_known_failures_list_may_start_with_a_byte_order_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let suite = crate::cases::load_dir(&crate::default_cases_dir()).unwrap();
+        let id = &suite.cases[0].id;
+        let path = dir.path().join("known.txt");
+        std::fs::write(&path, format!("\u{feff}{id}  # a reason\n")).unwrap();
+        let ids = read_known_failures(&path, &suite).unwrap();
+        assert!(ids.contains(id));
+        // An invisible character inside an id is named, escaped.
+        std::fs::write(&path, format!("{id}\u{200b}\n")).unwrap();
+        let e = read_known_failures(&path, &suite).unwrap_err().to_string();
+        assert!(e.contains("\\u{200b}"), "{e}");
+    }
 
     #[test]
     fn globs() {

@@ -350,9 +350,10 @@ impl AreaConformance {
                 let tools: Vec<&str> = self.missing_tools.iter().map(String::as_str).collect();
                 let _ = write!(
                     d,
-                    ", {} of them only because {} is missing",
+                    ", {} of them only because {} {} missing",
                     self.missing_tool_failures,
-                    tools.join(" and ")
+                    tools.join(" and "),
+                    plural(tools.len(), "is", "are")
                 );
             }
             failures.push(d);

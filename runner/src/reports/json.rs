@@ -430,6 +430,17 @@ pub fn from_json(v: &Value) -> Result<RunReport, String> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // One verdict per case: a report listing an id twice would count it twice.
+    let mut seen = BTreeSet::new();
+    for (i, (c, _)) in results.iter().enumerate() {
+        if !seen.insert(c.id.as_str()) {
+            return Err(format!(
+                "case {} lists the id `{}` a second time: a report holds each case once",
+                i + 1,
+                super::one_line(&c.id)
+            ));
+        }
+    }
     let stopped = match v.get("stopped") {
         None | Some(Value::Null) => None,
         Some(s) => {

@@ -159,11 +159,15 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
             skip_reasons(report)
         ));
     }
-    if t.known_failures > 0 || t.fixed > 0 {
+    if t.fixed > 0 {
         line.push_str(&format!(
-            " ({} known failures; {} listed as known failures but passed: remove them from the list)",
-            t.known_failures, t.fixed
+            " ({} known failures; {} listed as known failures but passed: remove {} from the list)",
+            t.known_failures,
+            t.fixed,
+            if t.fixed == 1 { "it" } else { "them" }
         ));
+    } else if t.known_failures > 0 {
+        line.push_str(&format!(" ({} known failures)", t.known_failures));
     }
     line
 }

@@ -395,6 +395,20 @@ fn report_json_reads_back_into_the_run_it_was_written_from() {
 }
 
 #[test]
+fn a_report_listing_a_case_twice_is_refused_naming_it() {
+    let f = Fixture::new();
+    let mut written = to_json(&f.report(&[]));
+    let cases = written["cases"].as_array_mut().unwrap();
+    let first = cases[0].clone();
+    cases.push(first.clone());
+    let e = json::from_json(&written).unwrap_err();
+    assert!(
+        e.contains(first["id"].as_str().unwrap()) && e.contains("a second time"),
+        "{e}"
+    );
+}
+
+#[test]
 fn junit_failures_say_unsafe_or_different() {
     let f = Fixture::new();
     let junit = junit(&f.report(&[])).unwrap();
