@@ -1,9 +1,27 @@
 //! Reading the files a user names (report.json inputs, known-failures lists, case files): only
 //! regular files, opened without blocking, and only up to a size cap, so that a FIFO, a device
-//! or a huge file gives an error naming the file instead of a hang or unbounded memory.
+//! or a huge file gives an error naming the file instead of a hang or unbounded memory; and
+//! [`invisible`], the characters of such text that show as nothing.
 
 use std::io::Read as _;
 use std::path::Path;
+
+/// Characters that show as nothing or reorder the text around them: soft hyphen, zero-width and
+/// joiner characters, direction marks, embeddings and overrides, the line and paragraph
+/// separators, word joiner and invisible operators, the byte order mark. Text from a file the
+/// user names writes them escaped where a person reads or pastes it.
+pub fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}'
+    )
+}
 
 /// What a file that is not a regular one is, for messages.
 fn kind_of(t: std::fs::FileType) -> &'static str {

@@ -86,16 +86,7 @@ pub fn allowlist(root: &Path, wanted: &[String]) -> ExitCode {
 fn escape_invisible(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
-        if matches!(
-            c,
-            '\u{ad}'
-                | '\u{61c}'
-                | '\u{180e}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{2028}'..='\u{202e}'
-                | '\u{2060}'..='\u{2069}'
-                | '\u{feff}'
-        ) {
+        if crate::input::invisible(c) {
             out.push_str(&format!("\\u{:04x}", c as u32));
         } else {
             out.push(c);

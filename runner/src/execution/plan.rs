@@ -154,7 +154,7 @@ impl fmt::Display for PlanError {
                 let shown: String = id
                     .chars()
                     .map(|c| {
-                        if c.is_control() || invisible(c) {
+                        if c.is_control() || crate::input::invisible(c) {
                             c.escape_unicode().to_string()
                         } else {
                             c.to_string()
@@ -168,21 +168,6 @@ impl fmt::Display for PlanError {
 }
 
 impl std::error::Error for PlanError {}
-
-/// Characters that show as nothing: soft hyphen, zero-width and joiner characters, direction
-/// marks and embeddings, word joiner and invisible operators, the byte order mark.
-fn invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{ad}'
-            | '\u{61c}'
-            | '\u{180e}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{feff}'
-    )
-}
 
 /// The cases of `suite` that `filter` selects (all without one) and the slice `partition`
 /// names of them; no known failures yet (see [`read_known_failures`]).
