@@ -1,4 +1,5 @@
-//! `skillspec clauses`: the clauses with the cases that cite them (coverage for auditors).
+//! `skillspec clauses`: the clauses of every dialect with the cases that cite them (coverage for
+//! auditors).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -7,7 +8,7 @@ use std::process::ExitCode;
 use super::{emit, load_suite};
 
 pub fn clauses(cases: Option<PathBuf>, json: bool) -> ExitCode {
-    use crate::cases::clauses::{Level, CLAUSES};
+    use crate::cases::clauses::{all, Level};
     let suite = match load_suite(cases) {
         Ok(s) => s,
         Err(code) => return code,
@@ -27,22 +28,22 @@ pub fn clauses(cases: Option<PathBuf>, json: bool) -> ExitCode {
         Level::May => "MAY",
     };
     if json {
-        let items: Vec<serde_json::Value> = CLAUSES
-            .iter()
-            .map(|c| {
-                serde_json::json!({"id": c.id, "level": level(c.level), "feature": c.feature, "cases": citing(c.id)})
+        let items: Vec<serde_json::Value> = all()
+            .map(|(d, c)| {
+                serde_json::json!({"id": c.id, "dialect": d.name, "level": level(c.level), "feature": c.feature, "cases": citing(c.id)})
             })
             .collect();
         let _ = writeln!(out, "{}", serde_json::Value::Array(items));
     } else {
-        let mut uncited = 0;
-        for c in CLAUSES {
+        let (mut uncited, mut count) = (0, 0);
+        for (_, c) in all() {
+            count += 1;
             let ids = citing(c.id);
             uncited += usize::from(ids.is_empty());
             let feature = c.feature.map(|f| format!(" [{f}]")).unwrap_or_default();
             let _ = writeln!(
                 out,
-                "{:<32} {:<6} {:>4} case(s){feature}",
+                "{:<44} {:<6} {:>4} case(s){feature}",
                 c.id,
                 level(c.level),
                 ids.len()
@@ -50,9 +51,7 @@ pub fn clauses(cases: Option<PathBuf>, json: bool) -> ExitCode {
         }
         let _ = writeln!(
             out,
-            "{} clauses, {} cited by no case",
-            CLAUSES.len(),
-            uncited
+            "{count} clauses, {uncited} cited by no case (SPEC.md says why for each)"
         );
     }
     emit(&out)
