@@ -190,7 +190,7 @@ class Mapping(unittest.TestCase):
         self.assertEqual((rt.name, rt.version, rt.language), ("skills-ref", "0.1.1", "python"))
         self.assertEqual(list(rt.features), [])
         self.assertEqual(rt.dialects, [{"name": "agentskills", "version": "2026-08", "mode": "strict"}])
-        self.assertEqual(sorted(rt.lacks), ["activate_skill", "scan"])
+        self.assertEqual(sorted(rt.lacks), ["activate_skill", "scan", "skill_read_reference", "skill_run_script"])
         for reason in rt.lacks.values():
             self.assertRegex(reason, r"\.py:\d+")  # each reason cites skills-ref's own code
             self.assertLessEqual(len(reason.encode()), kit.MAX_REASON)
@@ -226,7 +226,8 @@ class Protocol(unittest.TestCase):
                                  capture_output=True, text=True, timeout=60).stdout
             started, case_started, validated, prompted, discovered, ended = map(json.loads, out.splitlines())
             self.assertEqual(started["implementation"]["dialects"], adapter.SkillsRef.dialects)
-            self.assertEqual(sorted(started["implementation"]["lacks"]), ["activate_skill", "scan"])
+            self.assertEqual(sorted(started["implementation"]["lacks"]),
+                             ["activate_skill", "scan", "skill_read_reference", "skill_run_script"])
             self.assertEqual(case_started, {"type": "case_started", "seq": 0})
             self.assertEqual(validated["result"]["valid"], True)
             self.assertIn("<name>\npdf\n</name>", prompted["result"]["text"])

@@ -262,21 +262,11 @@ fn check_files(
     out
 }
 
-/// Runs `case` against `imp`. `seq` numbers the case within the run.
-///
-/// After a successful `case_start`, `case_end` is always sent, whatever happened in between,
-/// unless the implementation broke. A broken implementation is not recovered here: an adapter
-/// starts a fresh process at the next `start_case`.
-pub fn run_case(
-    case: &Case,
-    imp: &mut dyn Implementation,
-    opts: &RunOptions,
-    seq: u64,
-) -> CaseOutcome {
-    let started = Instant::now();
-    let info = imp.info();
-    let missing: Vec<Need> = case
-        .requires
+/// What `case` needs of the implementation `info` describes and does not get: undeclared
+/// features, formats it does not read, the dialect or mode it does not claim, operations it
+/// lacks. A case with any is UNSUPPORTED and never sent.
+pub fn unmet_needs(case: &Case, info: &crate::protocol::ImplInfo) -> Vec<Need> {
+    case.requires
         .iter()
         .copied()
         .filter(|f| !info.features.contains(f))
@@ -295,7 +285,22 @@ pub fn run_case(
                 .filter(|m| m.gates() && info.lacks.contains_key(m))
                 .map(Need::Mechanism),
         )
-        .collect();
+        .collect()
+}
+
+/// Runs `case` against `imp`. `seq` numbers the case within the run.
+///
+/// After a successful `case_start`, `case_end` is always sent, whatever happened in between,
+/// unless the implementation broke. A broken implementation is not recovered here: an adapter
+/// starts a fresh process at the next `start_case`.
+pub fn run_case(
+    case: &Case,
+    imp: &mut dyn Implementation,
+    opts: &RunOptions,
+    seq: u64,
+) -> CaseOutcome {
+    let started = Instant::now();
+    let missing = unmet_needs(case, imp.info());
     let unmet: Vec<String> = case
         .preconditions
         .iter()

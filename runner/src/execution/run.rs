@@ -156,7 +156,6 @@ enum Event {
 /// an `exclusive:` case only when no case of its name runs. When no case runs, the first waiting
 /// case may always start, so the queue never stalls.
 struct Queue {
-    cases: Vec<Sharing>,
     /// The `exclusive:` names, by group.
     names: Vec<String>,
     state: Mutex<QueueState>,
@@ -219,6 +218,8 @@ enum Sharing {
 
 #[derive(Default)]
 struct QueueState {
+    /// How each case shares the machine, by position.
+    sharing: Vec<Sharing>,
     /// The cases not handed out yet, in the order they are handed out.
     waiting: Vec<usize>,
     /// Cases handed out and not finished.
@@ -263,8 +264,8 @@ impl Queue {
             });
         }
         Queue {
-            cases: sharing,
             state: Mutex::new(QueueState {
+                sharing,
                 waiting,
                 held: groups.iter().map(|_| None).collect(),
                 ..QueueState::default()
@@ -308,7 +309,7 @@ impl Queue {
         let mut lock = None;
         let mut at = None;
         for (i, &p) in state.waiting.iter().enumerate() {
-            let ready = match self.cases[p] {
+            let ready = match state.sharing[p] {
                 Sharing::Alone => state.running == 0,
                 Sharing::Exclusive(group)
                     if !state.alone_running && state.held[group].is_none() =>
@@ -327,7 +328,7 @@ impl Queue {
         }
         let position = state.waiting.remove(at?);
         state.running += 1;
-        match self.cases[position] {
+        match state.sharing[position] {
             Sharing::Alone => state.alone_running = true,
             Sharing::Exclusive(group) => state.held[group] = lock,
             Sharing::Beside => {}
@@ -339,13 +340,25 @@ impl Queue {
     fn done(&self, position: usize) {
         let mut state = self.lock();
         state.running -= 1;
-        match self.cases[position] {
+        match state.sharing[position] {
             Sharing::Alone => state.alone_running = false,
             // Dropping the lock closes its file, which releases it for other processes.
             Sharing::Exclusive(group) => state.held[group] = None,
             Sharing::Beside => {}
         }
         self.wake.notify_all();
+    }
+
+    /// The implementation will send none of the cases `unsent` names (a need of theirs is
+    /// unmet: UNSUPPORTED): they take no `exclusive:` name, so a run that only reports them never
+    /// waits for another process's hold on it. Called before any case is handed out.
+    fn share_unsent(&self, unsent: impl Fn(usize) -> bool) {
+        let mut state = self.lock();
+        for (i, s) in state.sharing.iter_mut().enumerate() {
+            if matches!(s, Sharing::Exclusive(_)) && unsent(i) {
+                *s = Sharing::Beside;
+            }
+        }
     }
 
     /// Nothing more is handed out.
@@ -552,7 +565,9 @@ fn work(
         }
     };
     if worker == 0 {
-        let _ = tx.send(Event::Started(imp.info().clone()));
+        let info = imp.info();
+        queue.share_unsent(|i| !super::unmet_needs(cases[i], info).is_empty());
+        let _ = tx.send(Event::Started(info.clone()));
     }
     let mut broken = false;
     while let Some(i) = queue.take() {
@@ -694,6 +709,26 @@ mod tests {
         first.done(0);
         assert_eq!(try_take(&second), Some(0));
         second.done(0);
+    }
+
+    /// A case the implementation will not send (UNSUPPORTED for it) takes no `exclusive:` name:
+    /// a run that only reports it never waits while another process holds the name.
+    #[test]
+    fn an_unsent_case_waits_for_no_exclusive_name() {
+        let name = format!("exclusive: unsent-{}", std::process::id());
+        let cases = [case(0, &name)];
+        let refs: Vec<&Case> = cases.iter().collect();
+        let holder = Queue::new(&refs, 1);
+        assert_eq!(try_take(&holder), Some(0));
+        let other = Queue::new(&refs, 1);
+        other.share_unsent(|_| true);
+        assert_eq!(
+            try_take(&other),
+            Some(0),
+            "not held back by the other run's name"
+        );
+        holder.done(0);
+        other.done(0);
     }
 
     /// While a case runs alone, nothing else starts, not even one queued before it.
