@@ -61,14 +61,17 @@ const ACTIVATION = new kit.ErrorMap([
 // Answers of pi's agent loop and its `read` tool (tool results with isError: true).
 const ERRORS = new kit.ErrorMap([
   kit.rule(/^Tool \S+ not found/, 'unknown_tool',
-    'pi-agent-core agent loop: the tool result for a tool name the session does not have'),
-  kit.rule(/^ENOENT: /, 'not_found', 'core/tools/read.js:157 ops.access(): the file or a component is missing'),
+    'pi-agent-core/dist/agent-loop.js:335: the tool result for a tool name the session does not have'),
+  kit.rule(/^Validation failed for tool "/, 'invalid_args',
+    "pi-ai/dist/utils/validation.js:253-278 validateToolArguments(): the tool's argument schema refused the arguments"),
+  kit.rule(/^ENOENT: /, 'not_found', 'core/tools/read.js:158 ops.access(): the file or a component is missing'),
   kit.rule(/^ENOTDIR: /, 'not_found', 'core/tools/read.js: a component of the path is not a directory'),
   kit.rule(/^EISDIR: /, 'not_found', 'core/tools/read.js: the path is a directory', { guess: true }),
-  kit.rule(/^EACCES: /, 'not_found', 'core/tools/read.js:157 ops.access(): unreadable'),
+  kit.rule(/^EACCES: /, 'not_found', 'core/tools/read.js:158 ops.access(): unreadable'),
   kit.rule(/^ELOOP: /, 'not_found', 'core/tools/read.js: a loop of symbolic links', { guess: true }),
-  kit.rule(/^Validation failed for tool "read"|^Invalid arguments/i, 'invalid_args',
-    "pi-agent-core: the tool's argument schema (core/tools/read.js readSchema) refused the arguments", { guess: true }),
+  kit.rule(/^ENXIO: /, 'not_found', 'core/tools/read.js: open() of a socket fails ENXIO; pi checks no file type', { guess: true }),
+  kit.rule(/^File size \(\d+\) is greater than 2 GiB/, 'too_large',
+    "core/tools/read.js reads the file whole with Node's fs.readFile, which refuses a file over 2 GiB (ERR_FS_FILE_TOO_LARGE); pi has no limit of its own"),
 ]);
 
 const LACKS = {
@@ -203,6 +206,9 @@ class Pi extends kit.Runtime {
   async discover() {
     await this.session.reload(); // pi's rescan (/reload): settings, then DefaultResourceLoader.reload()
     refreshFaux();
+    for (const d of this.session.resourceLoader.getSkills().diagnostics) {
+      process.stderr.write(`pi-coding-agent: skill ${d.type}: ${d.message} (${d.path ?? ''})\n`); // pi's own diagnostics, for the stderr tail
+    }
     return this.skills().map((s) => kit.loaded(s.name, s.name, s.description, activationBody(s), null, { location: s.filePath }));
   }
 
