@@ -389,26 +389,9 @@ class Hermes(kit.Runtime):
         pass  # hermes keeps no per-turn memory of tool calls (no turn reuse)
 
 
-def sendable(value):
-    """``value`` with every string made sendable as UTF-8 JSON. hermes decodes file names with
-    Python's surrogateescape, so a non-UTF-8 directory name comes back as text with lone
-    surrogates, which the protocol cannot carry: each such byte is written ``\\xHH`` instead.
-    Every other string is unchanged."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            try:
-                raw = value.encode("utf-8", "surrogateescape")
-            except UnicodeEncodeError:  # a surrogate that is not an escaped byte
-                return value.encode("utf-8", "backslashreplace").decode("utf-8")
-            return raw.decode("utf-8", "backslashreplace")
-    if isinstance(value, dict):
-        return {sendable(k): sendable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [sendable(v) for v in value]
-    return value
+
+# Strings made sendable as UTF-8 JSON (a file name decoded with surrogateescape): the kit's.
+sendable = kit.sendable
 
 
 def cleanup(runtime):

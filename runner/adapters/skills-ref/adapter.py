@@ -179,25 +179,9 @@ def glob_dirs(directory):
     return [Path(directory) / e.name for _, e in entries]
 
 
-def sendable(value):
-    """``value`` with every string made sendable as UTF-8 JSON: a file name that is not UTF-8
-    comes back from Python as text with lone surrogates (surrogateescape), which the protocol
-    cannot carry, so each such byte is written ``\\xHH``. Every other string is unchanged."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            try:
-                raw = value.encode("utf-8", "surrogateescape")
-            except UnicodeEncodeError:  # a surrogate that is not an escaped byte
-                return value.encode("utf-8", "backslashreplace").decode("utf-8")
-            return raw.decode("utf-8", "backslashreplace")
-    if isinstance(value, dict):
-        return {sendable(k): sendable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [sendable(v) for v in value]
-    return value
+
+# Strings made sendable as UTF-8 JSON (a file name decoded with surrogateescape): the kit's.
+sendable = kit.sendable
 
 
 if __name__ == "__main__":

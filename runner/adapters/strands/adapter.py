@@ -309,28 +309,9 @@ class Strands(kit.Runtime):
         return kit.validation(True, [], sendable(properties))
 
 
-def sendable(value):
-    """``value`` with every string made sendable as UTF-8 JSON: a file name that is not UTF-8
-    comes back from Python as text with lone surrogates (surrogateescape), which the protocol
-    cannot carry, so each such byte is written ``\\xHH``. A YAML value JSON has no type for (a
-    date in metadata) is sent as its ``str()``. Every other value is unchanged."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            try:
-                raw = value.encode("utf-8", "surrogateescape")
-            except UnicodeEncodeError:  # a surrogate that is not an escaped byte
-                return value.encode("utf-8", "backslashreplace").decode("utf-8")
-            return raw.decode("utf-8", "backslashreplace")
-    if isinstance(value, dict):
-        return {sendable(str(k)): sendable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [sendable(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return sendable(str(value))
+
+# Strings made sendable as UTF-8 JSON (a file name decoded with surrogateescape): the kit's.
+sendable = kit.sendable
 
 
 if __name__ == "__main__":

@@ -310,6 +310,29 @@ def refusal(code: str, runtime_message: Union[str, BaseException], **fields: JSO
     return error(code, message=_runtime_text(runtime_message, "refusal()"), **fields)
 
 
+def sendable(value: JSON) -> JSON:
+    """``value`` with every string made sendable as UTF-8 JSON. Runtimes decode file names with
+    Python's surrogateescape, so a non-UTF-8 directory name comes back as text with lone
+    surrogates, which the protocol cannot carry: each such byte is written ``\\xHH`` instead (a
+    surrogate that is no escaped byte as its ``\\udXXX`` escape). Every other string is
+    unchanged; dict keys, list and tuple items are converted alike (a tuple becomes a list)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            try:
+                raw = value.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:  # a surrogate that is not an escaped byte
+                return value.encode("utf-8", "backslashreplace").decode("utf-8")
+            return raw.decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {sendable(k): sendable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [sendable(v) for v in value]
+    return value
+
+
 def rename_keys(value: JSON, names: Mapping[str, str]) -> JSON:
     """``value`` with the keys in ``names`` renamed (old → new), every other key kept as it is;
     anything but a dict is returned unchanged. The runtime must still see what the spec's shape

@@ -1239,5 +1239,15 @@ class Helpers(unittest.TestCase):
                 ast.parse(f.read(), name, feature_version=(3, 9))
 
 
+class Sendable(unittest.TestCase):
+    def test_lone_surrogates_are_written_as_escaped_bytes_and_the_rest_is_unchanged(self):
+        name = b"caf\xe9".decode("utf-8", "surrogateescape")
+        got = kit.sendable({"id": name, "list": [name, "ok"], "tuple": ("a",), "n": 3, name: "k"})
+        self.assertEqual(got, {"id": "caf\\xe9", "list": ["caf\\xe9", "ok"], "tuple": ["a"], "n": 3,
+                               "caf\\xe9": "k"})
+        self.assertEqual(kit.sendable("plain é"), "plain é")
+        self.assertEqual(kit.sendable("\ud800x"), "\\ud800x")
+
+
 if __name__ == "__main__":
     unittest.main()
