@@ -5,13 +5,14 @@
 //   node --experimental-websocket .ci/html/check.mjs CONFIG.json
 //
 // CONFIG: {"chromium": PATH, "pages": [{"name", "html", "reports": [report.json...],
-//          "screenshots": [PNG, PNG]?, "hostile": bool?}]}
+//          "screenshots": [PNG, PNG, PNG, PNG]?, "hostile": bool?}]}
+//   (the page on load, a case opened, the last report's section, the last dialect's matrix)
 //
 // Every page must load with no console error, no JavaScript exception, no log entry of level
 // error (Content-Security-Policy violations land there) and no request other than the page
 // itself. A canary page that does log an error and throw is loaded first: if the check does not
 // see both, it is blind and fails. Per report page: the counts shown equal report.json's, the
-// matrix has one column per report, every case is listed once, the filters work, a link opens
+// matrix has one table per dialect and in each one column per report, every case is listed once, the filters work, a link opens
 // its case. A hostile page (a report full of markup) must show that markup as text and run none
 // of it.
 import { spawn } from "node:child_process";
@@ -201,12 +202,13 @@ async function checkPage(spec) {
       s.querySelectorAll("td[data-count]").forEach((td) => { counts[td.dataset.count] = Number(td.textContent); });
       return { id: s.id, counts };
     });
-    const impl = document.querySelectorAll("#matrix thead th.impl").length;
+    const tables = [...document.querySelectorAll("#matrix table.matrix")].map((t) =>
+      ({ dialect: t.dataset.dialect, impl: t.querySelectorAll("thead th.impl").length }));
     const rows = [...document.querySelectorAll("#matrix tr")].map((tr) =>
       [...tr.children].reduce((n, c) => n + (Number(c.getAttribute("colspan")) || 1), 0));
     const cases = [...document.querySelectorAll("details.case")].map((d) => d.id);
     const form = document.getElementById("filters");
-    return { sections, impl, rows, cases, formShown: !!form && !form.hidden,
+    return { sections, tables, rows, cases, formShown: !!form && !form.hidden,
              shownText: document.getElementById("shown")?.textContent ?? "" };
   })()`);
 
@@ -221,7 +223,10 @@ async function checkPage(spec) {
       if (failedShown !== want.failed) wrong.push(`failures: shows ${failedShown}, report.json ${want.failed}`);
       check(wrong.length === 0, `${name}: report ${i + 1} shows report.json's counts (${want.passed} passed, ${want.failed} failed, ${want.total} cases)`, wrong.join("; "));
     });
-    check(shown.impl === reports.length, `${name}: the matrix has one column per report (${reports.length})`, `${shown.impl} columns`);
+    const dialects = new Set(reports.flatMap((r) => r.cases.map((c) => c.dialect)));
+    check(shown.tables.length === dialects.size && shown.tables.every((t) => dialects.has(t.dialect)),
+      `${name}: the matrix has one table per dialect (${[...dialects].join(", ")})`, shown.tables.map((t) => t.dialect).join(", "));
+    check(shown.tables.every((t) => t.impl === reports.length), `${name}: each dialect's matrix has one column per report (${reports.length})`, shown.tables.map((t) => `${t.dialect}: ${t.impl}`).join(", "));
     const widths = new Set(shown.rows);
     check(widths.size === 1 && widths.has(reports.length + 2), `${name}: every matrix row has clause, level and one cell per report`, [...widths].join(","));
     const ids = new Set(reports.flatMap((r) => r.cases.map((c) => c.id)));
@@ -257,6 +262,13 @@ async function checkPage(spec) {
       await page.eval(`location.hash = "#r${reports.length}"`);
       await new Promise((ok) => setTimeout(ok, 200));
       await page.shot(spec.screenshots[2]);
+    }
+    // The matrix of the last dialect (the one furthest down the page).
+    if (spec.screenshots?.[3]) {
+      const last = shown.tables[shown.tables.length - 1]?.dialect ?? "";
+      await page.eval(`location.hash = "#matrix-${last}"`);
+      await new Promise((ok) => setTimeout(ok, 200));
+      await page.shot(spec.screenshots[3]);
     }
     check(page.problems.length === 0, `${name}: still no error after using the page`, page.problems.join("\n    "));
   } else {

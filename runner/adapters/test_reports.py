@@ -8,13 +8,20 @@ import reports
 HOSTILE = "<img src=x onerror=alert(1)>|\n| forged | row |\r`tick`\x1b[31m https://evil.example"
 
 
-def report(name, version, cases=None):
-    """A minimal report: one passed case in every area, unless `cases` are given."""
+AREAS = ("discovery", "enable", "tools", "read", "run", "policy", "prompt", "selection", "trust")
+
+
+def report(name, version, cases=None, claims=None):
+    """A minimal report: one passed case in every area, unless `cases` are given; `claims`
+    {dialect: label} (default: portable-skills)."""
     if cases is None:
-        cases = [{"id": "%s.a" % a, "area": a, "status": "pass"} for a in reports.AREAS]
+        cases = [{"id": "%s.a" % a, "area": a, "status": "pass"} for a in AREAS]
+    claims = {"portable-skills": "portable-skills 1"} if claims is None else claims
+    dialects = {d: {"claimed": True, "label": label} for d, label in claims.items()}
     return {"implementation": {"name": name, "version": version},
             "summary": {"known_failures": 0}, "cases": cases,
-            "conformance": {"unsafe": 0, "permissive": 0, "different": 0, "areas": {}}}
+            "conformance": {"unsafe": 0, "permissive": 0, "different": 0, "areas": {},
+                            "dialects": dialects}}
 
 
 class TableTest(unittest.TestCase):
@@ -25,15 +32,16 @@ class TableTest(unittest.TestCase):
 
     def test_an_ordinary_name_is_written_as_before(self):
         rows = self.rows("sportsclaw", "0.9.1")
-        self.assertIn("| sportsclaw (`sportsclaw`) | 0.9.1 | 9 | 9 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |", rows)
+        self.assertIn("| sportsclaw (`sportsclaw`) | 0.9.1 | portable-skills 1 | 9 | 9 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |", rows)
 
     def test_hostile_names_stay_in_their_cell(self):
         rows = self.rows(HOSTILE, HOSTILE)
         table = "\n".join(rows)
-        # Two tables: header, separator and 2 rows; header, separator and 9 areas.
-        self.assertEqual(len(rows), 4 + 11, table)
+        # Two tables: the dialect's (header, separator, 2 rows) and hardening's (the same).
+        self.assertEqual(len(rows), 4 + 4, table)
         cells = lambda row: len(row.replace("\\|", "").split("|"))
         self.assertEqual({cells(r) for r in rows[:4]}, {cells(rows[0])}, table)
+        self.assertEqual({cells(r) for r in rows[4:]}, {cells(rows[4])}, table)
         for raw in ("<img", "\r", "\x1b", "\n| forged", "https://"):
             self.assertNotIn(raw, table)
         row = rows[2]
@@ -45,9 +53,9 @@ class TableTest(unittest.TestCase):
         self.assertTrue(row.startswith("| sportsclaw (a\\`b\\`\\`c) | 1\\_0 |"), row)
 
 
-def failed(case_id, area, kind, mismatches):
-    return {"id": case_id, "area": area, "status": "fail", "verdict": "known-failure",
-            "failure_kind": kind, "mismatches": mismatches}
+def failed(case_id, area, kind, mismatches, **extra):
+    return dict({"id": case_id, "area": area, "status": "fail", "verdict": "known-failure",
+                 "failure_kind": kind, "mismatches": mismatches}, **extra)
 
 
 class KindsTest(unittest.TestCase):
@@ -61,20 +69,43 @@ class KindsTest(unittest.TestCase):
         ]
         text = reports.table([("x", report("x", "1", cases))])
         self.assertIn("| passed | not exercised | unsafe | permissive | different |", text)
-        self.assertIn("| x (`x`) | 1 | 4 | 1 | 0 | 1 | 1 | 1 | 0 | 0 | 0 | 1 | 0 |", text)
-        self.assertIn("| read | 1 passed, 1 unsafe, 1 permissive, 1 different |", text)
+        self.assertIn("| x (`x`) | 1 | portable-skills 1 | 4 | 1 | 0 | 1 | 1 | 1 | 0 | 0 | 0 | 1 | 3 |", text)
 
-    def test_an_area_not_judged_says_why(self):
-        r = report("x", "1", [
-            {"id": "hitl.%d" % i, "area": "hitl", "status": "unsupported",
-             "missing_features": ["hitl"]} for i in range(3)] + [
-            failed("run.a", "run", "different", [{"kind": "different"}])])
-        r["conformance"]["areas"] = {"run": {"statement":
-            "run: not implemented (skill_run_script missing in all 1 cases run)"}}
-        text = reports.table([("x", r)])
-        self.assertIn("| hitl | unsupported (needs hitl) (3 cases) |", text)
-        self.assertIn("| run | not implemented: skill\\_run\\_script missing (1 cases) |", text)
-        self.assertNotIn("0 passed", text)
+    def test_a_runtime_is_in_the_tables_of_the_dialects_it_claims_and_in_hardening(self):
+        cases = [
+            dict(failed("read.u", "read", "unsafe",
+                        [{"kind": "unsafe", "exposure": "outside-content"},
+                         {"kind": "unsafe", "exposure": "unbounded"}]), hardening=True),
+            dict(failed("read.d", "read", "different", [{"kind": "different"}]), hardening=True),
+            {"id": "read.n", "area": "read", "status": "unsupported", "dialect": "portable-skills"},
+            failed("agentskills.catalog.x", "agentskills/catalog", "different", [{"kind": "different"}],
+                   dialect="agentskills"),
+            {"id": "agentskills.catalog.y", "area": "agentskills/catalog", "status": "pass",
+             "dialect": "agentskills"},
+        ]
+        lenient = report("y", "2", cases, {"agentskills": "agentskills 2026-08 (lenient)"})
+        text = reports.table([("x", report("x", "1")), ("y", lenient)])
+        self.assertIn("| y (`y`) | 2 | agentskills 2026-08 (lenient) | 2 | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 1 |", text)
+        self.assertIn("Neither claimed nor run for information by y:", text)
+        self.assertIn("Neither claimed nor run for information by x:", text)
+        # Hardening: 2 cases, both judged, one without an exposure, one unsafe showing two.
+        self.assertIn("| y (`y`) | 2 | 2 | 2 | 1 | 0 | 1 | 0 | 0 | 0 | 1 | outside-content 1, unbounded 1 |", text)
+        self.assertIn("| x (`x`) | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | - |", text)
+
+    def test_a_dialect_run_for_information_has_its_row_without_the_hardening_cases(self):
+        cases = [
+            dict(failed("read.u", "read", "unsafe", [{"kind": "unsafe", "exposure": "unbounded"}]),
+                 hardening=True, dialect="portable-skills"),
+            failed("read.d", "read", "permissive", [{"kind": "permissive"}], dialect="portable-skills"),
+            {"id": "agentskills.a", "area": "agentskills/catalog", "status": "pass", "dialect": "agentskills"},
+        ]
+        r = report("z", "3", cases, {"agentskills": "agentskills 2026-08 (lenient)"})
+        r["conformance"]["dialects"]["portable-skills"] = {
+            "claimed": False, "label": "portable-skills 1 (not claimed; for information)"}
+        r["for_information"] = ["portable-skills"]
+        text = reports.table([("z", r)])
+        self.assertIn("| z (`z`) | 3 | portable-skills 1 (not claimed; for information) | 1 | 0 | 0 | 0 | 1 | 0 |", text)
+        self.assertNotIn("Neither claimed nor run for information by z", text)
 
     def test_a_report_of_an_older_runner_is_refused(self):
         old = report("x", "1", [failed("read.u", "read", "unsafe", [{"kind": "safety"}])])
@@ -87,6 +118,21 @@ class KindsTest(unittest.TestCase):
         self.assertIsNone(reports.older_runner(report("x", "1")))
         with self.assertRaises(SystemExit):
             reports.table([("x", old)])
+
+
+class ListTest(unittest.TestCase):
+    def test_the_ci_list_is_read_and_a_bad_line_named(self):
+        import os, tempfile
+        with tempfile.TemporaryDirectory() as d:
+            good = os.path.join(d, "ci.txt")
+            with open(good, "w") as f:
+                f.write("# comment\nalpha 3   # why\n\nbeta 1\n")
+            self.assertEqual(reports.ci_adapters(good), ("alpha", "beta"))
+            bad = os.path.join(d, "bad.txt")
+            with open(bad, "w") as f:
+                f.write("alpha 3\nbeta three\n")
+            with self.assertRaises(SystemExit):
+                reports.ci_adapters(bad)
 
 
 class DistinctTest(unittest.TestCase):

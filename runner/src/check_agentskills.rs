@@ -20,10 +20,6 @@ use skillspec_reference::agentskills::{self, Catalog, Diagnostic, Mode, Roots};
 
 use crate::reports::one_line;
 
-/// How deep and how many directories the walk for unreached `SKILL.md` files looks at.
-const UNREACHED_DEPTH: usize = 12;
-const UNREACHED_DIRS: usize = 20_000;
-
 /// A skills tree as the dialect's client in one mode sees it.
 struct Examined {
     catalog: Catalog,
@@ -85,41 +81,12 @@ fn rel(base: &Path, path: &Path) -> String {
         .into_owned()
 }
 
-/// The `SKILL.md` files below `base` that the scan did not judge: a bounded walk that never
-/// follows a link and skips what the scan skips (`.git`, `node_modules`).
+/// The `SKILL.md` files below `base` that the scan did not judge (the walk of
+/// [`crate::check_tree::unreached`], skipping what the scan skips: `.git`, `node_modules`).
 fn unreached(base: &Path, judged: &BTreeMap<PathBuf, Vec<Diagnostic>>) -> (Vec<String>, bool) {
-    let mut out = Vec::new();
-    let mut stack = vec![(base.to_path_buf(), 0usize)];
-    let mut seen = 0usize;
-    while let Some((dir, depth)) = stack.pop() {
-        seen += 1;
-        if seen > UNREACHED_DIRS {
-            return (out, true);
-        }
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut names: Vec<(std::ffi::OsString, std::fs::FileType)> = entries
-            .flatten()
-            .filter_map(|e| e.file_type().ok().map(|t| (e.file_name(), t)))
-            .collect();
-        names.sort_by(|a, b| b.0.cmp(&a.0));
-        for (name, kind) in names {
-            let path = dir.join(&name);
-            if kind.is_file() && name == "SKILL.md" && depth > 0 && !judged.contains_key(&path) {
-                out.push(rel(base, &path));
-            } else if kind.is_dir()
-                && !kind.is_symlink()
-                && depth < UNREACHED_DEPTH
-                && name != ".git"
-                && name != "node_modules"
-            {
-                stack.push((path, depth + 1));
-            }
-        }
-    }
-    out.sort();
-    (out, false)
+    crate::check_tree::unreached(base, &["SKILL.md"], &[".git", "node_modules"], &|p| {
+        judged.contains_key(p)
+    })
 }
 
 fn problem_json(base: &Path, d: &Diagnostic) -> Value {

@@ -88,6 +88,60 @@ fn scan(root: &Path, rel: &Path, depth: usize, seen: &mut usize, out: &mut Vec<H
     }
 }
 
+/// How deep and how many directories [`unreached`] looks at.
+pub const UNREACHED_DEPTH: usize = 12;
+pub const UNREACHED_DIRS: usize = 20_000;
+
+/// The skill files (`names`, e.g. `SKILL.md`) below `base` that the scan never judged
+/// (`judged(path)` is false): skills nested inside another skill, or deeper than the scan goes.
+/// A bounded walk ([`UNREACHED_DEPTH`], [`UNREACHED_DIRS`]) that never follows a link and does
+/// not enter `skip_dirs`; the paths relative to `base`, sorted, and whether the walk stopped at
+/// its bound.
+pub fn unreached(
+    base: &Path,
+    names: &[&str],
+    skip_dirs: &[&str],
+    judged: &dyn Fn(&Path) -> bool,
+) -> (Vec<String>, bool) {
+    let mut out = Vec::new();
+    let mut stack = vec![(base.to_path_buf(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((dir, depth)) = stack.pop() {
+        seen += 1;
+        if seen > UNREACHED_DIRS {
+            out.sort();
+            return (out, true);
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut found: Vec<(std::ffi::OsString, std::fs::FileType)> = entries
+            .flatten()
+            .filter_map(|e| e.file_type().ok().map(|t| (e.file_name(), t)))
+            .collect();
+        found.sort_by(|a, b| b.0.cmp(&a.0));
+        for (name, kind) in found {
+            let path = dir.join(&name);
+            let is_skill_file = names.iter().any(|n| name == *n);
+            if kind.is_file() && is_skill_file && depth > 0 && !judged(&path) {
+                out.push(
+                    path.strip_prefix(base)
+                        .unwrap_or(&path)
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            } else if kind.is_dir()
+                && depth < UNREACHED_DEPTH
+                && !skip_dirs.iter().any(|s| name == *s)
+            {
+                stack.push((path, depth + 1));
+            }
+        }
+    }
+    out.sort();
+    (out, false)
+}
+
 /// One candidate helper of a loaded skill: a file under `scripts/` whose name ends in `.py`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Helper {
@@ -336,6 +390,37 @@ pub fn yaml_hint(detail: &str, frontmatter: &str) -> Option<String> {
         .find_map(|n| lines.get(n - 1).and_then(|l| hint_for_line(l)))
 }
 
+/// What an operator can do about a field read as null because its value starts with `#`
+/// (`description: #1 tool`: YAML reads `#` after a space as a comment), with its SKILL.md line.
+fn null_hint(detail: &str, frontmatter: &str) -> Option<Hint> {
+    if !detail.ends_with("is not a string (Null)") {
+        return None;
+    }
+    let key = detail.strip_prefix('`')?.split('`').next()?;
+    frontmatter.lines().enumerate().find_map(|(i, line)| {
+        let value = line.strip_prefix(key)?.strip_prefix(':')?;
+        let value = value.trim_start_matches([' ', '\t']);
+        (value.starts_with('#') && value.len() < line.len()).then(|| Hint {
+            text: format!(
+                "`#` after `{key}:` starts a YAML comment, so `{key}` is empty; quote the whole value: {key}: \"{}\"",
+                value.trim_end().replace('\\', "\\\\").replace('"', "\\\"")
+            ),
+            // The frontmatter's first line is SKILL.md's second.
+            line: Some(i + 2),
+        })
+    })
+}
+
+/// Where the symlink a skip is about points, as written (never followed): the skill directory
+/// itself, or its SKILL.md or skill.yml.
+fn link_target(root: &Path, path: &str) -> Option<String> {
+    let dir = root.join(path);
+    [dir.clone(), dir.join("SKILL.md"), dir.join("skill.yml")]
+        .iter()
+        .find_map(|p| std::fs::read_link(p).ok())
+        .map(|t| t.to_string_lossy().into_owned())
+}
+
 /// The 1-based line a reader error names (`... at line N ...`).
 fn line_of(detail: &str) -> Option<usize> {
     let rest = &detail[detail.find("at line ")? + "at line ".len()..];
@@ -396,13 +481,29 @@ fn frontmatter_of(root: &OwnedFd, path: &str) -> Option<String> {
 /// One skip as the report shows it.
 struct Skipped<'a> {
     skip: &'a Skip,
-    hint: Option<String>,
+    hint: Option<Hint>,
+    /// For a symlink skip, where the link points (its target as written, never followed).
+    target: Option<String>,
+}
+
+/// What an operator can do about a skip, and the line of SKILL.md it is about.
+#[derive(Clone)]
+struct Hint {
+    text: String,
+    line: Option<usize>,
 }
 
 impl Skipped<'_> {
     /// The line of SKILL.md a frontmatter error names (the reader counts from the line after
-    /// the opening `---`).
+    /// the opening `---`), or the line a hint is about.
     fn skill_md_line(&self) -> Option<usize> {
+        if let Some(line) = self.hint.as_ref().and_then(|h| h.line) {
+            return Some(line);
+        }
+        self.frontmatter_line()
+    }
+
+    fn frontmatter_line(&self) -> Option<usize> {
         if self.skip.reason != SkipReason::Malformed
             || !self.skip.detail.starts_with("frontmatter: ")
         {
@@ -410,13 +511,30 @@ impl Skipped<'_> {
         }
         line_of(&self.skip.detail).map(|n| n + 1)
     }
+
+    /// The skip's detail as the report prints it: a frontmatter error's line counted in SKILL.md
+    /// (`at SKILL.md line 3`), as the hint counts it, not from the frontmatter's first line.
+    fn detail(&self) -> String {
+        match (self.frontmatter_line(), line_of(&self.skip.detail)) {
+            (Some(own), Some(n)) => self.skip.detail.replacen(
+                &format!("at line {n}"),
+                &format!("at SKILL.md line {own}"),
+                1,
+            ),
+            _ => self.skip.detail.clone(),
+        }
+    }
 }
 
 /// Everything `check-tree` reports about one root.
 pub struct Examined {
     pub discovery: Discovery,
     skipped: Vec<usize>,
-    hints: BTreeMap<usize, String>,
+    hints: BTreeMap<usize, Hint>,
+    targets: BTreeMap<usize, String>,
+    /// Skill files inside a loaded skill or deeper than the scan goes: never examined
+    /// ([`unreached`]), and whether that walk stopped at its bound.
+    pub not_examined: (Vec<String>, bool),
     pub duplicates: Vec<Duplicate>,
     /// The helpers of each loaded skill (in the order of `discovery.loaded`), and whether the
     /// listing stopped at its limits.
@@ -433,6 +551,7 @@ impl Examined {
             .map(|i| Skipped {
                 skip: &self.discovery.skipped[*i],
                 hint: self.hints.get(i).cloned(),
+                target: self.targets.get(i).cloned(),
             })
             .collect()
     }
@@ -445,6 +564,7 @@ pub fn examine(root: &Path) -> Result<(OwnedFd, Examined), String> {
     let discovery = discover_in(root_fd.as_fd());
     let mut skipped = Vec::new();
     let mut hints = BTreeMap::new();
+    let mut targets = BTreeMap::new();
     let mut file_symlinks = 0usize;
     for (i, s) in discovery.skipped.iter().enumerate() {
         if !could_be_skill(root, s) {
@@ -455,11 +575,36 @@ pub fn examine(root: &Path) -> Result<(OwnedFd, Examined), String> {
             if let Some(h) =
                 frontmatter_of(&root_fd, &s.path).and_then(|f| yaml_hint(&s.detail, &f))
             {
+                hints.insert(
+                    i,
+                    Hint {
+                        text: h,
+                        line: None,
+                    },
+                );
+            }
+        }
+        if s.reason == SkipReason::Incomplete {
+            if let Some(h) =
+                frontmatter_of(&root_fd, &s.path).and_then(|f| null_hint(&s.detail, &f))
+            {
                 hints.insert(i, h);
+            }
+        }
+        if s.reason == SkipReason::Symlink {
+            if let Some(t) = link_target(root, &s.path) {
+                targets.insert(i, t);
             }
         }
         skipped.push(i);
     }
+    let judged: std::collections::BTreeSet<PathBuf> = (discovery.loaded.iter().map(|g| &g.path))
+        .chain(discovery.skipped.iter().map(|s| &s.path))
+        .map(|p| root.join(p))
+        .collect();
+    let not_examined = unreached(root, &["SKILL.md", "skill.yml"], &[], &|file| {
+        file.parent().is_some_and(|d| judged.contains(d))
+    });
     let kept: Vec<&Skip> = skipped.iter().map(|i| &discovery.skipped[*i]).collect();
     let duplicates = duplicates(root, &kept);
     let helpers = discovery
@@ -472,6 +617,8 @@ pub fn examine(root: &Path) -> Result<(OwnedFd, Examined), String> {
         discovery,
         skipped,
         hints,
+        targets,
+        not_examined,
         duplicates,
         helpers,
         hard_links,
@@ -553,13 +700,19 @@ fn to_json(x: &Examined) -> Value {
             warnings.push(json!({"path": g.path, "warning": "helpers_not_all_listed"}));
         }
     }
+    if x.not_examined.1 {
+        warnings.push(json!({"path": "", "warning": "not_examined_walk_truncated"}));
+    }
     json!({
         "loaded": d.loaded.iter().zip(&x.helpers).map(|(g, (helpers, _))| json!({
             "id": g.id, "path": g.path, "format": g.format, "name": g.name, "description": g.description,
             "helpers": helpers.iter().map(helper_json).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "skipped": skipped.iter().map(|s| {
-            let mut v = json!({"path": s.skip.path, "reason": s.skip.reason.as_str(), "detail": s.skip.detail});
+            let mut v = json!({"path": s.skip.path, "reason": s.skip.reason.as_str(), "detail": s.detail()});
+            if let Some(t) = &s.target {
+                v["target"] = json!(t);
+            }
             if s.skip.reason == SkipReason::Duplicate {
                 // The group in `duplicates` with every copy.
                 v["duplicate_id"] = json!(s.skip.path.rsplit('/').next().unwrap_or(&s.skip.path));
@@ -568,7 +721,7 @@ fn to_json(x: &Examined) -> Value {
                 v["skill_md_line"] = json!(line);
             }
             if let Some(h) = &s.hint {
-                v["hint"] = json!(h);
+                v["hint"] = json!(h.text);
             }
             v
         }).collect::<Vec<_>>(),
@@ -577,10 +730,71 @@ fn to_json(x: &Examined) -> Value {
             "identical": g.identical.len() == 1 && g.identical[0].len() == g.paths.len(),
             "identical_copies": g.identical,
         })).collect::<Vec<_>>(),
+        "not_examined": x.not_examined.0,
         "summary": {"loaded": d.loaded.len(), "skipped": skipped.len(), "by_reason": summary,
-                    "file_symlinks_ignored": x.file_symlinks},
+                    "file_symlinks_ignored": x.file_symlinks, "not_examined": x.not_examined.0.len()},
         "warnings": warnings,
     })
+}
+
+/// The skipped skill directories: path, reason, detail (a symlink with its target), and the fix
+/// hint with its SKILL.md line.
+fn skipped_text(out: &mut String, skipped: &[Skipped<'_>]) {
+    if !skipped.is_empty() {
+        let n = skipped.len();
+        let plural = if n == 1 { "y" } else { "ies" };
+        let _ = writeln!(out, "skipped {n} skill director{plural} (not loaded):");
+        let _ = writeln!(out, "  {:<40} {:<12} DETAIL", "PATH", "REASON");
+        for s in skipped {
+            let target = s
+                .target
+                .as_ref()
+                .map(|t| format!(" (it points to {})", one_line(t)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {:<40} {:<12} {}{target}",
+                one_line(&s.skip.path),
+                s.skip.reason.as_str(),
+                one_line(&s.detail())
+            );
+            if let Some(h) = &s.hint {
+                let at = s
+                    .skill_md_line()
+                    .map(|n| format!(" (SKILL.md line {n})"))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "  {:<40} {:<12} fix{at}: {}",
+                    "",
+                    "",
+                    one_line(&h.text)
+                );
+            }
+        }
+    }
+}
+
+/// The skill files no scan examined (inside a skill directory, or too deep).
+fn not_examined_text(out: &mut String, x: &Examined) {
+    let (nested, cut) = &x.not_examined;
+    if !nested.is_empty() {
+        let _ = writeln!(
+            out,
+            "not examined: {} skill file(s) inside a loaded or skipped skill directory, or deeper than the scan goes (a skill's own directory is never scanned for more skills, and nothing below {} levels is examined: SPEC.md discovery.depth):",
+            nested.len(),
+            skillspec_reference::discovery::MAX_DEPTH
+        );
+        for p in nested {
+            let _ = writeln!(out, "  {}", one_line(p));
+        }
+    }
+    if *cut {
+        let _ = writeln!(
+            out,
+            "  (the walk for them stopped after {UNREACHED_DIRS} directories)"
+        );
+    }
 }
 
 fn to_text(root: &Path, x: &Examined) -> String {
@@ -634,28 +848,8 @@ fn to_text(root: &Path, x: &Examined) -> String {
             );
         }
     }
-    if !skipped.is_empty() {
-        let n = skipped.len();
-        let plural = if n == 1 { "y" } else { "ies" };
-        let _ = writeln!(out, "skipped {n} skill director{plural} (not loaded):");
-        let _ = writeln!(out, "  {:<40} {:<12} DETAIL", "PATH", "REASON");
-        for s in &skipped {
-            let _ = writeln!(
-                out,
-                "  {:<40} {:<12} {}",
-                one_line(&s.skip.path),
-                s.skip.reason.as_str(),
-                one_line(&s.skip.detail)
-            );
-            if let Some(h) = &s.hint {
-                let at = s
-                    .skill_md_line()
-                    .map(|n| format!(" (SKILL.md line {n})"))
-                    .unwrap_or_default();
-                let _ = writeln!(out, "  {:<40} {:<12} fix{at}: {}", "", "", one_line(h));
-            }
-        }
-    }
+    skipped_text(&mut out, &skipped);
+    not_examined_text(&mut out, x);
     if !x.duplicates.is_empty() {
         let _ = writeln!(
             out,

@@ -104,6 +104,7 @@ pub fn repository_suite() -> (cases::Suite, execution::RunOptions) {
         python: execution::python::resolve(None).unwrap_or_else(|_| "python3".into()),
         temp_prefix: format!("skillspec-test-{}-", std::process::id()),
         hang_bound: execution::HANG_BOUND,
+        for_information: Vec::new(),
     };
     (suite, opts)
 }

@@ -23,7 +23,11 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run::run(*args),
         Command::List { cases, json } => list::list(cases, json),
-        Command::Clauses { cases, json } => clauses::clauses(cases, json),
+        Command::Clauses {
+            pattern,
+            cases,
+            json,
+        } => clauses::clauses(pattern.as_deref(), cases, json),
         Command::Show { id, cases } => show::show_case(cases, &id),
         Command::CheckTree {
             root,

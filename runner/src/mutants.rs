@@ -584,6 +584,7 @@ pub fn worker(name: &str, python: Option<&Path>, which: &WorkerSuite) -> ExitCod
     let opts = RunOptions {
         temp_prefix: "skillspec-mutant-".into(),
         hang_bound: crate::execution::HANG_BOUND,
+        for_information: Vec::new(),
         fixtures: fixtures.path().to_path_buf(),
         python: execution::python::resolve(python).unwrap_or_else(|_| "python3".into()),
     };

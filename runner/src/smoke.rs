@@ -737,6 +737,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
         python: opts.python.clone(),
         temp_prefix: "skillspec-smoke-".into(),
         hang_bound: crate::execution::HANG_BOUND,
+        for_information: Vec::new(),
     };
     let start = |_worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
         let inspector: Box<dyn Inspector> = Box::new(checks.clone());

@@ -303,3 +303,71 @@ fn side_by_side_false_keeps_a_kit_adapter_on_one_process() {
         }
     }
 }
+
+/// Review round 3: "traceback on the adapter's stderr" pointed nowhere. An errored case whose
+/// adapter is alive shows what the adapter wrote to stderr during that case, in the terminal
+/// and in report.json (`adapter_stderr`), and nothing an earlier case wrote.
+#[test]
+fn an_errored_case_carries_the_adapters_stderr_of_that_case() {
+    let kit = repo().join("runner/adapters/kit/python");
+    let dir = tempfile::tempdir().unwrap();
+    let adapter = dir.path().join("raises.py");
+    std::fs::write(
+        &adapter,
+        format!(
+            "import sys\nsys.path.insert(0, {kit:?})\nimport skillspec_kit as kit\n\n\
+             class A(kit.Runtime):\n    name, version = 'raises', '0'\n    cases = 0\n\
+             \x20   def start_case(self, config, root):\n        A.cases += 1\n\
+             \x20       print('noise of case %d' % A.cases, file=sys.stderr)\n\
+             \x20   def discover(self):\n        raise RuntimeError('boom %d' % A.cases)\n\n\
+             kit.serve(A())\n",
+            kit = kit.to_str().unwrap(),
+        ),
+    )
+    .unwrap();
+    let report = dir.path().join("report");
+    let out = Command::new(env!("CARGO_BIN_EXE_skillspec"))
+        .args([
+            "run",
+            "--adapter",
+            &format!("python3 {}", adapter.display()),
+        ])
+        .args([
+            "--filter",
+            "discovery.portable.body.*",
+            "--jobs",
+            "1",
+            "--report",
+        ])
+        .arg(&report)
+        .current_dir(repo())
+        .output()
+        .expect("the runner starts");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("adapter stderr"), "{stdout}");
+    assert!(stdout.contains("RuntimeError: boom"), "{stdout}");
+    let r: Value =
+        serde_json::from_slice(&std::fs::read(report.join("report.json")).unwrap()).unwrap();
+    let errored: Vec<&Value> = r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "error")
+        .collect();
+    assert!(errored.len() >= 2, "{}", r["summary"]);
+    for (i, c) in errored.iter().enumerate() {
+        let stderr = c["adapter_stderr"].as_str().unwrap_or_default();
+        let n = i + 1;
+        assert!(stderr.contains(&format!("noise of case {n}\n")), "{c}");
+        assert!(stderr.contains(&format!("RuntimeError: boom {n}")), "{c}");
+        assert!(!stderr.contains(&format!("case {}\n", n + 1)), "{c}");
+        if n > 1 {
+            assert!(
+                !stderr.contains(&format!("noise of case {}\n", n - 1)),
+                "{c}"
+            );
+        }
+        assert_eq!(c["broken_implementation"], false);
+    }
+}

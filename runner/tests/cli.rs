@@ -304,6 +304,27 @@ fn clauses_reports_coverage() {
     assert_eq!(depth["level"], "MUST");
 }
 
+/// In text, `clauses PATTERN` shows the case ids of the matching clauses (review round 3: the ids
+/// were only in `--json`); a pattern no clause matches is a usage error naming it.
+#[test]
+fn clauses_lists_the_cases_of_the_clauses_asked_for() {
+    let out = skillspec(&["clauses", "discovery.depth"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("\n    discovery.depth.eight-loads\n"), "{t}");
+    assert!(!t.contains("enable.unset "), "{t}");
+    let all = text(&skillspec(&["clauses"]));
+    assert!(all.contains("`skillspec clauses PATTERN`"), "{all}");
+    assert!(!all.contains("    discovery.depth.eight-loads"), "{all}");
+    let none = skillspec(&["clauses", "no-such-clause"]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(
+        text(&none).contains("\"no-such-clause\""),
+        "{}",
+        text(&none)
+    );
+}
+
 /// The example adapter in Python models a naive legacy loader. Against it the suite passes what
 /// that loader gets right, fails what it gets wrong, and survives it hanging on a FIFO (which the
 /// case plants, so the hang is judged unsafe).

@@ -276,8 +276,12 @@ fn check_tree_json_carries_every_skip_with_its_detail_and_both_duplicate_paths()
     assert_eq!(paths, ["colon", "linked", "one/dup", "two/dup"]);
     let colon = &skipped[0];
     assert_eq!(colon["reason"], "malformed");
+    // SKILL.md's own line, the one the hint names too (the reader counts from the frontmatter).
     assert!(
-        colon["detail"].as_str().unwrap().contains("at line 2"),
+        colon["detail"]
+            .as_str()
+            .unwrap()
+            .contains("at SKILL.md line 3"),
         "{colon}"
     );
     assert_eq!(colon["skill_md_line"], 3);
@@ -316,6 +320,73 @@ fn check_tree_json_carries_every_skip_with_its_detail_and_both_duplicate_paths()
         assert!(t.contains(shown), "{shown:?} missing from:\n{t}");
     }
     assert!(!t.contains("AGENTS.md") && !t.contains("guide"), "{t}");
+}
+
+/// Review round 3: a `#` value is a YAML comment (hinted, with its line), a skipped symlink names
+/// its target, and valid skills nested inside another skill are listed as not examined.
+#[test]
+fn check_tree_hints_a_comment_value_names_link_targets_and_lists_nested_skills() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "hash/SKILL.md",
+        "---\nname: hash\ndescription: #1 tool\n---\nBody\n",
+    );
+    write(
+        "outer/SKILL.md",
+        "---\nname: outer\ndescription: o\n---\nBody\n",
+    );
+    write(
+        "outer/inner/SKILL.md",
+        "---\nname: inner\ndescription: i\n---\nBody\n",
+    );
+    let elsewhere = dir.path().join("elsewhere");
+    write(
+        "../elsewhere/SKILL.md",
+        "---\nname: x\ndescription: x\n---\n",
+    );
+    std::os::unix::fs::symlink(&elsewhere, root.join("linked")).unwrap();
+
+    let out = skillspec(&["check-tree", "--json", root.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let skipped = v["skipped"].as_array().unwrap();
+    let hash = skipped.iter().find(|s| s["path"] == "hash").unwrap();
+    assert_eq!(hash["skill_md_line"], 3, "{hash}");
+    assert!(
+        hash["hint"]
+            .as_str()
+            .unwrap()
+            .contains("`#` after `description:` starts a YAML comment")
+            && hash["hint"]
+                .as_str()
+                .unwrap()
+                .contains("description: \"#1 tool\""),
+        "{hash}"
+    );
+    let linked = skipped.iter().find(|s| s["path"] == "linked").unwrap();
+    assert_eq!(linked["target"], elsewhere.to_str().unwrap(), "{linked}");
+    assert_eq!(
+        v["not_examined"],
+        serde_json::json!(["outer/inner/SKILL.md"])
+    );
+    assert_eq!(v["summary"]["not_examined"], 1);
+
+    let t = text(&skillspec(&["check-tree", root.to_str().unwrap()]));
+    assert!(t.contains("fix (SKILL.md line 3): `#` after"), "{t}");
+    assert!(
+        t.contains(&format!("(it points to {})", elsewhere.display())),
+        "{t}"
+    );
+    assert!(
+        t.contains("not examined: 1 skill file(s)") && t.contains("\n  outer/inner/SKILL.md\n"),
+        "{t}"
+    );
 }
 
 #[test]

@@ -611,19 +611,22 @@ fn markdown_and_html_escape_what_an_implementation_wrote() {
     assert!(page.contains("Content-Security-Policy") && page.contains("default-src 'none'"));
 }
 
-/// The cells of each row of the matrix table (a `colspan` counted as its width).
+/// The cells of each row of the matrix tables, one per dialect (a `colspan` counted as its
+/// width).
 fn matrix_rows(page: &str) -> Vec<usize> {
-    let start = page.find("<table class=\"matrix\">").expect("a matrix");
-    let table = &page[start..start + page[start..].find("</table>").expect("table end")];
-    table
-        .split("<tr")
-        .skip(1)
-        .map(|row| {
+    let mut rows = Vec::new();
+    let mut rest = page;
+    while let Some(start) = rest.find("<table class=\"matrix\"") {
+        let end = start + rest[start..].find("</table>").expect("table end");
+        rows.extend(rest[start..end].split("<tr").skip(1).map(|row| {
             let cells = row.matches("<td").count() + row.matches("<th").count();
             let wide = row.matches("colspan=\"2\"").count();
             cells + wide
-        })
-        .collect()
+        }));
+        rest = &rest[end..];
+    }
+    assert!(!rows.is_empty(), "a matrix");
+    rows
 }
 
 #[test]

@@ -20,8 +20,19 @@ joined with <path>)``; any other call of it (no skill listed under that id, argu
 object) reaches the agent under its own name, which the agent does not know: ``unknown_tool``
 (README.md, "How skill_read_reference is translated"). ``skill_run_script`` is never
 translated.
+
+Dialect: the open Agent Skills standard, ``agentskills`` 2026-08 in mode lenient, which deepagents
+claims itself (Portable Skills' cases run for information only: ``run --for-information``) (middleware/skills.py:48, :171, :289; lenient: :510-518).
+In a case whose ``config.dialect`` is ``agentskills`` (README.md, "Dialect agentskills"): the
+``user_skills_root`` is a source before the project's (deepagents' "last one wins" layering,
+middleware/skills.py:8-11); ``discover`` reports ``id`` = ``name`` and ``location``, the SKILL.md
+path the catalog shows, as the path on disk it names; ``activate_skill {name}`` is deepagents'
+user-explicit activation, a turn with ``pinned_skills: [name]`` (:935-951), whose pinned message
+the model receives is the ``content``, and whose "Not pinning skill ...: unknown skill" log line
+(:826) is ``unknown_skill``. deepagents has no validator (``lacks.validate``).
 """
 
+import logging
 import os
 import posixpath
 import sys
@@ -61,6 +72,9 @@ THREAD = {"configurable": {"thread_id": "skillspec-case"}}
 USER_TEXT = "skillspec step"  # the user message of every turn (never compared)
 READ_TOOL = "read_file"  # the generic tool skill_read_reference is translated onto
 MAPPED_READ = "skill_read_reference"
+ACTIVATE = "activate_skill"  # dialect agentskills: deepagents' pinned_skills (README.md)
+AGENTSKILLS = "agentskills"
+SKILLS_LOGGER = "deepagents.middleware.skills"  # the logger of middleware/skills.py (`logger`, :159)
 
 
 class ScriptedModel(BaseChatModel):
@@ -135,14 +149,45 @@ def virtual_source(skills_root: str, root: str) -> str:
     return skills_root
 
 
-def skills_sources(skills_root, root):
-    """``create_deep_agent``'s ``skills`` for the operator's root: ``None`` (no skills configured:
+def skills_sources(skills_root, root, user_skills_root=None):
+    """``create_deep_agent``'s ``skills`` for the operator's roots: ``None`` (no skills configured:
     deepagents installs no SkillsMiddleware, graph.py:948-953) for no root and for the empty text
     (SPEC.md enable.unset: the same as no root; a deepagents user who configures no skills passes
-    none), else the one source :func:`virtual_source` names."""
-    if skills_root is None or skills_root == "":
+    none), else the sources :func:`virtual_source` names.
+
+    Dialect agentskills: a user-level root comes first and the project's after it. deepagents has
+    no scopes of its own; it loads its sources in order, "later sources overriding earlier ones
+    when skills have the same name (last one wins). This enables layering: base -> user ->
+    project -> team skills" (middleware/skills.py:8-11), so that order is deepagents' own."""
+    roots = [r for r in (user_skills_root, skills_root) if r is not None and r != ""]
+    if not roots:
         return None
-    return [virtual_source(skills_root, root)]
+    return [virtual_source(r, root) for r in roots]
+
+
+def disk_location(backend_root: str, shown: str) -> str:
+    """Dialect agentskills: the absolute path on disk of the SKILL.md path deepagents shows the
+    model (a path of its backend, ``/skills/pdf/SKILL.md``). FilesystemBackend in virtual mode
+    anchors such a path at its ``root_dir`` (backends/filesystem.py:204-208: ``self.cwd /
+    vpath.lstrip("/")``); the join is done here without the ``resolve()`` that follows it there,
+    so a link on the way is kept as the scan reached it. A path that is not absolute in the
+    backend (a relative source) is anchored the same way (``"/" + key``, :204)."""
+    return posixpath.join(backend_root, shown.lstrip("/"))
+
+
+class PinLog(logging.Handler):
+    """The records deepagents' skills logger writes while a turn pins skills (its "Not pinning
+    skill ..." lines, middleware/skills.py:826, :835, :838, :843, all at DEBUG)."""
+
+    def __init__(self):
+        super().__init__(level=logging.DEBUG)
+        self.texts = []
+
+    def emit(self, record):
+        try:
+            self.texts.append(record.getMessage())
+        except Exception:  # noqa: BLE001  (a record that cannot be formatted is no signal)
+            pass
 
 
 class RunRaised(Exception):
@@ -183,7 +228,30 @@ class DeepAgents(kit.Runtime):
         "nested-scan": "deepagents scans a skills source's direct children only: _list_skills_with_errors lists "
         "the source with backend.ls and takes `<child>/SKILL.md` of each child directory "
         "(middleware/skills.py:711-733); nothing deeper is examined.",
+        "validate": "deepagents 0.7.32 has no validator: the Agent Skills rules are checked only inside the scan "
+        "(_parse_skill_metadata, middleware/skills.py:462-557, a private function), where a broken name rule or an "
+        "over-long description or compatibility is a logged warning and the skill loads (:510-549); no function "
+        "judges a skill directory valid or invalid.",
     }
+
+    # Dialect agentskills (README.md, "Dialect agentskills"): deepagents implements the open
+    # standard ("Parsed from YAML frontmatter per Agent Skills specification", middleware/skills.py:48;
+    # "Agent Skills specification constraints (https://agentskills.io/specification)", :171;
+    # SkillMetadata "per Agent Skills specification", :289). Lenient: a name that breaks the
+    # specification's rules is logged and the skill loaded ("warn but continue loading for backwards
+    # compatibility", :510-518), a description over 1,024 characters is cut and kept (:521-534).
+    # It claims no other rule set: Portable Skills' cases run only for information (`run`
+    # passes `--for-information portable-skills`), its hardening cases judged on their exposures.
+    dialects = [
+        {"name": "agentskills", "version": "2026-08", "mode": "lenient"},
+    ]
+
+    # Answers of deepagents' user-explicit activation (pinned_skills): what its skills logger says
+    # when a name is not pinned (README.md, "Dialect agentskills").
+    PIN_ANSWERS = kit.ErrorMap(
+        kit.rule(r"^Not pinning skill '.*': unknown skill$", "unknown_skill",
+                 "middleware/skills.py:826, _skills_to_pin: the name is not among the loaded skills (skills_metadata)"),
+    )
 
     ERRORS = kit.ErrorMap(
         kit.rule(r"^Error: \S+ is not a valid tool", "unknown_tool",
@@ -214,8 +282,12 @@ class DeepAgents(kit.Runtime):
 
     def start_case(self, config, root):
         self.root = root
-        sources = skills_sources(config.skills_root, root)
-        self.source = None if sources is None else sources[0]
+        self.dialect = config.dialect
+        # Dialect agentskills: the user-level skills directory is a second source, before the
+        # project's (skills_sources). Portable Skills cases have none.
+        user_root = config.user_skills_root if self.dialect == AGENTSKILLS else None
+        sources = skills_sources(config.skills_root, root, user_root)
+        self.sources = sources or []
         self.backend = RecordingBackend(root_dir=root, virtual_mode=True)
         self.model = ScriptedModel()
         self.agent = create_deep_agent(
@@ -262,18 +334,24 @@ class DeepAgents(kit.Runtime):
         # SkillsMiddleware caches skills_metadata per thread; None asks it to reload (its
         # documented way to pick up added, edited or removed skills).
         self._turn(extra={"skills_metadata": None})
-        if self.source is None:
+        if not self.sources:
             return []
         metas = self.agent.get_state(THREAD).values.get("skills_metadata") or []
         paths = [m["path"] for m in metas]
         bodies = self.backend.download_files(paths) if paths else []
         loaded = []
         for meta, response in zip(metas, bodies):
-            skill_id = PurePosixPath(meta["path"]).parent.name
-            body = _pinned_skill_body(meta, response)
-            loaded.append(kit.loaded(
-                protocol_text(skill_id), protocol_text(meta["name"]), protocol_text(meta["description"]),
-                protocol_text(body or ""), format="portable"))
+            body = protocol_text(_pinned_skill_body(meta, response) or "")
+            name, description = protocol_text(meta["name"]), protocol_text(meta["description"])
+            if self.dialect == AGENTSKILLS:
+                # The standard's record: id = the name deepagents keys the skill by (and pins it
+                # by, _skills_to_pin, middleware/skills.py:819-829); location = the SKILL.md the
+                # catalog shows (`-> Read `<path>``, :1114), as the absolute path on disk it names.
+                location = protocol_text(disk_location(str(self.backend.cwd), meta["path"]))
+                loaded.append(kit.loaded(name, name, description, body, format=None, location=location))
+            else:
+                skill_id = PurePosixPath(meta["path"]).parent.name
+                loaded.append(kit.loaded(protocol_text(skill_id), name, description, body, format="portable"))
         return loaded
 
     def tools(self):
@@ -285,7 +363,7 @@ class DeepAgents(kit.Runtime):
     def listed_skills(self):
         """The skills the thread's skill list holds (what the prompt shows, skills.py
         _format_skills_list): [(id, SKILL.md path as shown)], id = the directory's name."""
-        if self.source is None:
+        if not self.sources:
             return []
         metas = self.agent.get_state(THREAD).values.get("skills_metadata") or []
         return [(PurePosixPath(m["path"]).parent.name, m["path"]) for m in metas]
@@ -324,6 +402,8 @@ class DeepAgents(kit.Runtime):
         return result
 
     def _call(self, tool, args):
+        if tool == ACTIVATE and self.dialect == AGENTSKILLS:
+            return self._activate(args)
         self.calls_made = getattr(self, "calls_made", 0) + 1
         call_id = "call-%d" % self.calls_made
         name, call_args = self._translate(tool, args)
@@ -353,6 +433,41 @@ class DeepAgents(kit.Runtime):
         if mapped:
             return kit.ok({"skill": args.get("skill"), "path": args.get("path"), "content": self._read_content(message)})
         return kit.ok({"content": self._content_text(message)})
+
+    def _activate(self, args):
+        """Dialect agentskills: ``activate_skill {name}`` is deepagents' user-explicit activation,
+        ``pinned_skills`` ("To guarantee the model gets a skill's instructions, for example when the
+        user names it, pass its name in `pinned_skills`", middleware/skills.py:935-951): a turn
+        whose input names the skill. Before the model call, SkillsMiddleware.before_model appends
+        ``<skill name=".." path="..">\\n<body>\\n</skill>`` as a HumanMessage (:1260-1280,
+        _pinned_skill_message :849-857); ``content`` is the text of that message as the model
+        received it. A name deepagents does not pin is skipped with a log line (:819-846), and
+        that line is mapped (PIN_ANSWERS)."""
+        if not (isinstance(args, dict) and set(args) == {"name"} and isinstance(args["name"], str)):
+            # pinned_skills holds names (list[str], :357): anything else cannot be expressed.
+            raise kit.AdapterError("activate_skill arguments %r cannot be expressed as deepagents' pinned_skills "
+                                   "(a list of skill names, middleware/skills.py:357)" % (args,))
+        logger = logging.getLogger(SKILLS_LOGGER)
+        log = PinLog()
+        level = logger.level
+        logger.addHandler(log)
+        logger.setLevel(logging.DEBUG)
+        try:
+            _, calls = self._turn(extra={"pinned_skills": [args["name"]]})
+        except RunRaised as e:
+            raise kit.AdapterError(str(e))
+        finally:
+            logger.removeHandler(log)
+            logger.setLevel(level)
+        messages = calls[0]["messages"]
+        user = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage) and not _is_pinned(m)), default=-1)
+        pinned = [m for m in messages[user + 1 :] if isinstance(m, HumanMessage) and _is_pinned(m)]
+        if pinned:
+            return kit.ok({"content": protocol_text("\n".join(self._content_text(m) for m in pinned))})
+        for text in log.texts:
+            if text.startswith("Not pinning skill "):
+                return self.PIN_ANSWERS.error(protocol_text(text).replace(self.root, "{root}"))
+        raise kit.AdapterError("deepagents neither pinned %r nor said why" % (args["name"],))
 
     def _translate(self, tool, args):
         """(tool name, arguments) the scripted model sends for the step's call. Only a
@@ -414,6 +529,12 @@ class DeepAgents(kit.Runtime):
         if raw_text is not None and raw_text in (body + "\n", body):
             return raw_text
         return body
+
+
+def _is_pinned(message) -> bool:
+    """A message deepagents appended for a pinned skill (``lc_source`` "pinned_skill",
+    middleware/skills.py:849-857)."""
+    return (getattr(message, "additional_kwargs", None) or {}).get("lc_source") == "pinned_skill"
 
 
 if __name__ == "__main__":

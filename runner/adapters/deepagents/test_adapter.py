@@ -63,10 +63,23 @@ class Translation(unittest.TestCase):
         self.assertEqual(rt.read_scope, "case-root")
         self.assertIn(rt.read_scope, kit.READ_SCOPES)
         self.assertEqual(list(rt.formats), ["skill-md"])
-        self.assertEqual(sorted(rt.lacks), ["nested-scan", "skill_run_script"])
+        self.assertEqual(sorted(rt.lacks), ["nested-scan", "skill_run_script", "validate"])
         for mechanism, reason in rt.lacks.items():
             self.assertIn(mechanism, kit.MECHANISMS)
             self.assertRegex(reason, r"\.py:\d+")  # each reason cites deepagents' own code
+
+    def test_dialect_claims(self):
+        # The one dialect deepagents claims, in its own mode, lenient (the kit checks the shape as
+        # the runner would); Portable Skills runs for information only (`run`'s
+        # --for-information), so it is not claimed.
+        rt = adapter.DeepAgents
+        self.assertEqual(rt.dialects, [
+            {"name": "agentskills", "version": "2026-08", "mode": "lenient"},
+        ])
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "run")) as f:
+            self.assertIn("--for-information portable-skills", f.read())
+        self.assertEqual(kit._dialects_problems(rt.dialects), [])
+        self.assertNotIn("activate_skill", rt.tool_names)  # deepagents has no activation tool
 
     def test_skills_sources(self):
         # No root and the empty text are both "no skills configured": no SkillsMiddleware at all.
@@ -74,6 +87,14 @@ class Translation(unittest.TestCase):
         self.assertIsNone(adapter.skills_sources("", self.root))
         self.assertEqual(adapter.skills_sources(self.root + "/skills", self.root), ["/skills"])
         self.assertEqual(adapter.skills_sources("skills", self.root), ["skills"])
+        # agentskills: the user-level root first, the project's last (deepagents: last one wins).
+        self.assertEqual(adapter.skills_sources(self.root + "/p", self.root, self.root + "/u"), ["/u", "/p"])
+        self.assertEqual(adapter.skills_sources(None, self.root, self.root + "/u"), ["/u"])
+        self.assertIsNone(adapter.skills_sources(None, self.root, None))
+
+    def test_disk_location(self):
+        self.assertEqual(adapter.disk_location(self.root, "/skills/a/SKILL.md"), self.root + "/skills/a/SKILL.md")
+        self.assertEqual(adapter.disk_location(self.root, "skills/a/SKILL.md"), self.root + "/skills/a/SKILL.md")
 
     def test_empty_root_configures_no_skills(self):
         # A skill planted at the backend root would load if "" were read as a backend path.
@@ -196,6 +217,71 @@ class Translation(unittest.TestCase):
         self.assertEqual(result["error"]["code"], "invalid_path")
         self.assertNotIn(self.root, result["error"]["message"])
         self.assertIn("{root}", result["error"]["message"])
+
+
+class AgentSkillsDialect(unittest.TestCase):
+    """The agentskills mapping: the two scopes as two sources, the record's id and location, and
+    activation through deepagents' pinned_skills."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.realpath(self.tmp.name)
+        write(self.root, "project/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: project copy\n---\nProject body\n")
+        write(self.root, "home/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: user copy\n---\nUser body\n")
+        write(self.root, "home/skills/beta/SKILL.md", "---\nname: beta\ndescription: only the user's\n---\nBeta body\n")
+        write(self.root, "project/skills/dir-name/SKILL.md", "---\nname: other\ndescription: mismatched\n---\nOther body\n")
+        self.rt = adapter.DeepAgents()
+
+    def tearDown(self):
+        self.rt.end_case()
+        self.tmp.cleanup()
+
+    def start(self, dialect="agentskills"):
+        config = {"skills_root": self.root + "/project/skills", "user_skills_root": self.root + "/home/skills",
+                  "python": "python3", "env": {}}
+        if dialect is not None:
+            config["dialect"] = dialect
+        self.rt.start_case(kit.Config(config), self.root)
+
+    def test_record_and_project_over_user(self):
+        self.start()
+        loaded = {e["id"]: e for e in self.rt.discover()}
+        self.assertEqual(sorted(loaded), ["beta", "other", "pdf"])  # id = name, not the directory
+        self.assertEqual(loaded["pdf"]["description"], "project copy")
+        self.assertEqual(loaded["pdf"]["location"], self.root + "/project/skills/pdf/SKILL.md")
+        self.assertEqual(loaded["beta"]["location"], self.root + "/home/skills/beta/SKILL.md")
+        self.assertEqual(loaded["other"]["location"], self.root + "/project/skills/dir-name/SKILL.md")
+        self.assertNotIn("format", loaded["pdf"])
+
+    def test_activation_is_the_pinned_message(self):
+        self.start()
+        result = self.rt.call("activate_skill", {"name": "pdf"})
+        self.assertEqual(result["value"]["content"],
+                         '<skill name="pdf" path="/project/skills/pdf/SKILL.md">\nProject body\n</skill>')
+        # Only this turn's pinned message, not an earlier activation's.
+        self.assertNotIn("Project body", self.rt.call("activate_skill", {"name": "beta"})["value"]["content"])
+
+    def test_unknown_name_is_deepagents_log_line(self):
+        self.start()
+        for name in ("nothing", "dir-name"):
+            result = self.rt.call("activate_skill", {"name": name})
+            self.assertEqual(result["error"]["code"], "unknown_skill")
+            self.assertIn("Not pinning skill '%s': unknown skill" % name, result["error"]["message"])
+
+    def test_arguments_pinned_skills_cannot_hold(self):
+        self.start()
+        for args in ({"name": 1}, {"skill": "pdf"}, ["pdf"]):
+            with self.assertRaises(kit.AdapterError):
+                self.rt.call("activate_skill", args)
+
+    def test_portable_cases_keep_the_portable_mapping(self):
+        # No dialect in the config: one source (the user root is an agentskills setting), ids are
+        # directory names, no location, and activate_skill is an ordinary unknown tool.
+        self.start(dialect=None)
+        loaded = self.rt.discover()
+        self.assertEqual(sorted(e["id"] for e in loaded), ["dir-name", "pdf"])
+        self.assertTrue(all(e["format"] == "portable" and "location" not in e for e in loaded))
+        self.assertEqual(self.rt.call("activate_skill", {"name": "pdf"})["error"]["code"], "unknown_tool")
 
 
 if __name__ == "__main__":

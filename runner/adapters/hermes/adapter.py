@@ -26,6 +26,23 @@ it says how each operation maps and why; the summary:
   refusals translated by the ErrorMap below;
 - ``new_turn`` -> nothing (hermes keeps no per-turn tool memory).
 
+It claims one dialect, ``agentskills`` 2026-08 in mode ``lenient``; Portable Skills' cases (the
+mapping above) run for information only (``run --for-information portable-skills``). Its claim:
+hermes's "agentskills.io compatible" SKILL.md format (tools/skills_tool.py:28) and "Compatible with
+the agentskills.io open standard" (the package's METADATA:199). A case of
+dialect ``agentskills`` (``config.dialect``) is mapped so (README.md, "Dialect agentskills"):
+
+- ``config.user_skills_root`` -> a second ``skills.external_dirs`` entry after the project's
+  ``skills_root`` (hermes's own example of an external dir is ``~/.agents/skills``,
+  hermes_cli/config.py:2445; its own ``~/.hermes/skills`` stays the adapter's empty one);
+- ``discover`` -> hermes's listing of its skills (``skills_tool._find_all_skills``, what the
+  ``skills_list`` tool answers), each with the ``content`` and ``skill_dir`` of ``skill_view(name)``,
+  hermes's activation by that name, as ``body`` and ``location``;
+- ``tools`` -> ``skill_view`` also reported as ``activate_skill``; ``call activate_skill {name}`` ->
+  the model's pipeline, ``handle_function_call("skill_view", {name})``, ``content`` being the
+  tool result text the model receives;
+- ``validate`` -> lacking: hermes has no validator of a skill directory (``lacks``).
+
 Run it with the interpreter of the venv ``install`` made; ``run`` does.
 """
 import json
@@ -45,10 +62,19 @@ from importlib import metadata  # noqa: E402
 # takes it ~35 s and 8.4 GB), and what it then answers is its verdict, not the adapter's.
 
 PIPELINE_TOOL = "skill_view"
-"""hermes's tool that reads SKILL.md and references/ files by (skill, path)."""
+"""hermes's tool that reads SKILL.md and references/ files by (skill, path), and loads a skill's
+SKILL.md by its name alone (``file_path`` omitted: "Omit to get the main SKILL.md content",
+tools/skills_tool.py:1711): hermes's activation."""
 
 SUITE_NAME = {"skill_view": "skill_read_reference"}
-"""hermes tool name -> the suite's tool name, for the tools the suite knows."""
+"""hermes tool name -> the suite's tool name, for the tools the suite knows (dialect
+portable-skills)."""
+
+AGENTSKILLS_NAMES = {"skill_view": ("skill_read_reference", "activate_skill")}
+"""The same for a case of dialect agentskills: skill_view is also the standard's activation."""
+
+AGENTSKILLS = "agentskills"
+"""The name of the dialect in ``config.dialect`` (PROTOCOL.md, "Dialects")."""
 
 SKILLS_TOOLS = ("skills_list", "skill_view", "skill_manage")
 """The tools of hermes's ``skills`` toolset (toolsets.py:167-171). hermes's session prompt holds
@@ -120,9 +146,21 @@ class Hermes(kit.Runtime):
     name = "hermes-agent"
     version = _hermes_version()
     features = ()
+    # The rule set hermes claims (README.md, "Dialect agentskills"): the open Agent Skills
+    # standard (Portable Skills' cases run only for information: `run` passes
+    # `--for-information portable-skills`, and its hardening cases are judged on their exposures): "SKILL.md Format (YAML Frontmatter, agentskills.io
+    # compatible)" (tools/skills_tool.py:28), "Compatible with the agentskills.io open standard"
+    # (hermes_agent-0.19.0.dist-info/METADATA:199). Lenient: hermes loads what the format's rules
+    # refuse (a fallback parser for malformed YAML, agent/skill_utils.py:157-167; names cut at 64
+    # characters and a missing description taken from the body, tools/skills_tool.py:737, 743-749;
+    # "err on the side of showing the skill", agent/prompt_builder.py:1431-1432).
+    dialects = [
+        {"name": "agentskills", "version": "2026-08", "mode": "lenient"},
+    ]
     # skill_read_reference is hermes's skill_view (README.md, "Mapping"): the prompt names it so,
     # and the prompt checks look for that name too (PROTOCOL.md, "Mapping a runtime's own tools").
-    tool_names = {"skill_read_reference": "skill_view"}
+    # So is activate_skill (dialect agentskills): skill_view(name) loads a skill's SKILL.md.
+    tool_names = {"skill_read_reference": "skill_view", "activate_skill": "skill_view"}
     # hermes keeps module-level state: skills and prompt caches, the tool registry, config caches,
     # and it reads os.environ (the case's environment) at import and at call time.
     process_per_case = True
@@ -139,10 +177,16 @@ class Hermes(kit.Runtime):
         "skill_run_script": "hermes-agent 0.19.0 has no skill script tool: its skills toolset is "
         "skills_list, skill_view and skill_manage (toolsets.py:167-171); a skill's helpers run only "
         "through its generic terminal tool, approved per command by its own command approval.",
+        "validate": "hermes-agent 0.19.0 has no validator of a skill directory: no command or "
+        "function judges an existing skill; its one frontmatter check, "
+        "skill_manager_tool._validate_frontmatter (tools/skill_manager_tool.py:541-580), checks the "
+        "text skill_manage is about to write into its own skills directory (create, edit, patch: "
+        ":825, :883, :1019), and its loaders never refuse a skill for its frontmatter.",
     }
 
     def __init__(self):
         self.tmp = None
+        self.agentskills = False
 
     # -- the case ---------------------------------------------------------------------------
 
@@ -156,7 +200,15 @@ class Hermes(kit.Runtime):
         os.mkdir(self.baseline_home)
         import yaml  # hermes's own dependency (PyYAML), so the root is quoted as YAML needs
 
-        if config.skills_root is None or config.skills_root == "":
+        self.agentskills = config.dialect == AGENTSKILLS
+        if self.agentskills:
+            # Dialect agentskills: the project's skills directory, then the user's, both as
+            # external dirs, in that order (README.md, "Dialect agentskills": hermes lists the
+            # first of a name it finds, agent/prompt_builder.py:1646-1657, tools/skills_tool.py:
+            # 719-738); an unset scope is not listed. No scope at all: skills off, as below.
+            roots = [d for d in (config.skills_root, config.user_skills_root) if d is not None and d != ""]
+            hermes_config_yaml = {"skills": {"external_dirs": roots}} if roots else SKILLS_OFF
+        elif config.skills_root is None or config.skills_root == "":
             # No root, or the empty text (SPEC.md enable.unset: the same as no root): the feature
             # is off, which hermes expresses only by its skills toolset disabled (SKILLS_OFF).
             hermes_config_yaml = SKILLS_OFF
@@ -227,7 +279,9 @@ class Hermes(kit.Runtime):
 
     def discover(self):
         """Every skill of hermes's own walk, under every name of it hermes resolves to it
-        (README.md, "Which ids discover reports")."""
+        (README.md, "Which ids discover reports"); in dialect agentskills, hermes's listing."""
+        if self.agentskills:
+            return self._listed()
         from agent.skill_utils import get_external_skills_dirs, iter_skill_index_files
 
         # The directories skill_view searches, in its order (tools/skills_tool.py:1083-1087):
@@ -314,6 +368,38 @@ class Hermes(kit.Runtime):
             })
         return entries
 
+    def _listed(self):
+        """Dialect agentskills: the skills hermes lists (README.md, "Dialect agentskills").
+
+        The record of each is hermes's listing, ``skills_tool._find_all_skills()`` (the walk of
+        ``skills_list``, tools/skills_tool.py:669-776: ``$HERMES_HOME/skills``, then the external
+        dirs in order, the first skill of a name kept), in its order (``_sort_skills``, :780-782):
+        ``id`` and ``name`` the listed name, ``description`` the listed one. ``body`` and
+        ``location`` are what hermes's activation by that name answers, ``skill_view(name)``:
+        its ``content`` (the SKILL.md as hermes hands it to the model) and its ``skill_dir``'s
+        ``SKILL.md``. A listed name ``skill_view`` refuses (an ambiguous name, a SKILL.md it
+        cannot read) is reported without them: hermes lists it and activates nothing by it (its
+        refusal goes to stderr)."""
+        found = []
+        for skill in self.skills_tool._sort_skills(self.skills_tool._find_all_skills()):
+            name, desc = skill.get("name"), skill.get("description")
+            name = name if isinstance(name, str) else str(name)
+            desc = desc if isinstance(desc, str) else str(desc)
+            extra = {}
+            answer = json.loads(self.skills_tool.skill_view(name))
+            if answer.get("success"):
+                extra["body"] = sendable(answer.get("content"))
+                if answer.get("skill_dir"):
+                    # strategies 1 and 2 of skill_view find <dir>/SKILL.md (skills_tool.py:1123-1170)
+                    extra["location"] = sendable(os.path.join(answer["skill_dir"], "SKILL.md"))
+            else:
+                print("hermes adapter: listed skill %r is not activated by its name: %s"
+                      % (name, answer.get("error")), file=sys.stderr)
+            entry = {"id": sendable(name), "name": sendable(name), "description": sendable(desc)}
+            entry.update(extra)
+            found.append(entry)
+        return found
+
     @staticmethod
     def _frontmatter_name(skill_md):
         """The frontmatter `name` as skill_view's lookup reads it (``read_text`` and
@@ -327,7 +413,10 @@ class Hermes(kit.Runtime):
         return fm.get("name")
 
     def offered(self):
-        """The suite's names of the session's tools the suite maps."""
+        """The suite's names of the session's tools the suite maps (in dialect agentskills,
+        skill_view is also activate_skill)."""
+        if self.agentskills:
+            return [spec for n in self.session_tools for spec in AGENTSKILLS_NAMES.get(n, ())]
         return [SUITE_NAME[n] for n in self.session_tools if n in SUITE_NAME]
 
     def tools(self):
@@ -350,8 +439,12 @@ class Hermes(kit.Runtime):
             # '<name>' does not exist. Available tools: ..." and runs nothing
             # (agent/conversation_loop.py:509-534, 4718-4790).
             native = {v: k for k, v in SUITE_NAME.items()}.get(tool, tool)
+            if self.agentskills and tool == "activate_skill":
+                native = PIPELINE_TOOL
             return kit.error("unknown_tool", message="hermes's session offers no tool %s (offered skills tools: %s)"
                              % (json.dumps(native), ", ".join(self.session_tools) or "none"))
+        if tool == "activate_skill":
+            return self._activate(args)
         if isinstance(args, dict):
             hermes_args = {}
             for key, value in args.items():
@@ -384,6 +477,33 @@ class Hermes(kit.Runtime):
             "hermes": {k: v for k, v in answer.items() if k != "content"},
         }
         return kit.ok(sendable(value))
+
+    def _pipeline(self, hermes_args):
+        """One call of skill_view through the model's tool pipeline: its answer as text and as
+        the object it holds."""
+        if self.model_tools is None:
+            import model_tools  # heavy (it registers every tool): only for cases that call
+
+            self.model_tools = model_tools
+        raw = self.model_tools.handle_function_call(PIPELINE_TOOL, hermes_args)
+        try:
+            answer = json.loads(raw)
+        except (TypeError, ValueError):
+            raise kit.AdapterError("hermes's skill_view answered something that is not JSON: %r" % (raw,))
+        if not isinstance(answer, dict):
+            raise kit.AdapterError("hermes's skill_view answered a JSON value that is not an object: %r" % (raw,))
+        return raw, answer
+
+    def _activate(self, args):
+        """Dialect agentskills: ``activate_skill {name}`` is ``skill_view {name}`` (the same
+        argument name; every key and a non-object passed as they are), through the model's tool
+        pipeline. ``content`` is the tool result text the model receives (hermes's JSON answer:
+        the SKILL.md under ``content``, with ``skill_dir`` and the names of ``linked_files``);
+        a refusal is translated by ERRORS (``Skill 'x' not found.``: unknown_skill)."""
+        raw, answer = self._pipeline(args)
+        if "error" in answer or not answer.get("success"):
+            return ERRORS.error(sendable(str(answer.get("error"))))
+        return kit.ok({"content": sendable(raw)})
 
     def new_turn(self):
         pass  # hermes keeps no per-turn memory of tool calls (no turn reuse)

@@ -12,6 +12,14 @@
 //   prompt    the AGENTS.md sync writes; baseline: the AGENTS.md it writes with no skills dir
 //   call      skill_read_reference {skill, path: "SKILL.md"} -> `openskills read -- <skill>`
 //
+// Dialect `agentskills` (a case whose config.dialect says so; README.md, "Dialect agentskills"):
+// the same commands, reported as that dialect's operations: `discover` gives each skill's
+// `location` (the `Base directory:` `openskills read` prints, joined with SKILL.md) and no
+// `format`; `tools` offers `activate_skill` where it offered skill_read_reference; `call
+// activate_skill {name}` runs `openskills read -- <name>` and answers everything it prints (what
+// the model receives); `config.user_skills_root` is linked as `~/.agent/skills` of the adapter's
+// HOME (the user-level search directory, dist/cli.js:20); `validate` is lacking (no validator).
+//
 // The adapter maps and never decides: every error code comes from openskills' own message (the
 // table ERRORS below, quoted in `message`); a call the CLI cannot express (a path other than
 // SKILL.md, arguments that are not two strings) is answered with a protocol error saying so. It
@@ -21,7 +29,7 @@
 // its working directory and HOME, so the case's skills root is linked as `.agent/skills` of a
 // project directory outside the case root.
 import * as kit from '../kit/node/skillspec-kit.mjs'; // first: it takes over stdin and stdout
-import { CliError, LACKS, parseListing, parseReadBlock, runCli, tail } from './cli.mjs';
+import { CliError, LACKS, locationOf, parseListing, parseReadBlock, runCli, tail } from './cli.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,6 +53,10 @@ const ERRORS = new kit.ErrorMap([
 // The instruction generateSkillsXml() (dist/cli.js:706) gives the model: the read tool exists for
 // the model exactly when the AGENTS.md it renders says this.
 const READ_INSTRUCTION = '`npx openskills read <skill-name>`';
+
+// The dialect a case names in config.dialect when it is the open standard's (PROTOCOL.md,
+// "Dialects"); any other case is Portable Skills, mapped as before.
+const AGENTSKILLS = 'agentskills';
 
 function readVersion() {
   try {
@@ -87,6 +99,14 @@ class OpenSkills extends kit.Runtime {
     this.readScope = 'skill';
     this.formats = ['skill-md'];
     this.lacks = { ...LACKS };
+    // The rule set it claims (README.md, "Dialect agentskills"): the open Agent Skills
+    // standard, which its README says it implements
+    // ("Implements Anthropic's Agent Skills specification", README.md:308 of the package), in
+    // mode lenient: it loads every child directory holding a SKILL.md and checks no field
+    // (findAllSkills(), dist/cli.js:54-80; hasValidFrontmatter() only guards `install`).
+    // Portable Skills' cases run for information only (`run` passes `--for-information
+    // portable-skills`), its hardening cases judged on their exposures.
+    this.dialects = [{ name: 'agentskills', version: '2026-08', mode: 'lenient' }];
   }
 
   startCase(config, root) {
@@ -95,20 +115,38 @@ class OpenSkills extends kit.Runtime {
       // openskills takes no directory setting at all; a relative root cannot be handed to it.
       throw new kit.AdapterError(`openskills has no skills-root setting (it reads ./.agent/skills, ~/.agent/skills, ./.claude/skills, ~/.claude/skills); the relative root ${JSON.stringify(written)} has no equivalent`);
     }
+    this.agentskills = config.dialect === AGENTSKILLS;
+    const user = this.agentskills ? config.user_skills_root : undefined;
+    if (typeof user === 'string' && user !== '' && (!path.isAbsolute(user) || Object.prototype.hasOwnProperty.call(config.env ?? {}, 'HOME'))) {
+      // openskills' user-level directory is ~/.agent/skills (dist/cli.js:20); the adapter can
+      // link it only in a HOME of its own (never in the case's), and only to an absolute root.
+      throw new kit.AdapterError(`openskills has no user-skills-root setting (it reads ~/.agent/skills and ~/.claude/skills of HOME); the user root ${JSON.stringify(user)} cannot be linked there (${path.isAbsolute(user) ? "the case's environment sets HOME" : 'a relative root'})`);
+    }
     this.work = fs.mkdtempSync(path.join(os.tmpdir(), 'skillspec-openskills-'));
+    const home = path.join(this.work, 'home');
     this.project = path.join(this.work, 'project');
     this.empty = path.join(this.work, 'no-skills');
     fs.mkdirSync(this.project);
     fs.mkdirSync(this.empty);
-    fs.mkdirSync(path.join(this.work, 'home'));
+    fs.mkdirSync(home);
+    // The adapter's links, search directory -> the root the case gave (for `location`).
+    this.links = [];
     if (written) {
       // The project-universal directory, first in getSearchDirs() (dist/cli.js:16-27).
       fs.mkdirSync(path.join(this.project, '.agent'));
       fs.symlinkSync(written, path.join(this.project, '.agent', 'skills'));
+      this.links.push([path.join(this.project, '.agent', 'skills'), written]);
     }
-    // HOME only when the case's environment has none (PROTOCOL.md): an empty one, so no
-    // ~/.agent/skills or ~/.claude/skills of the machine leaks in.
-    this.env = kit.runtimeEnv(config, { HOME: path.join(this.work, 'home') });
+    if (typeof user === 'string' && user !== '') {
+      // Dialect agentskills: the user-universal directory, second in getSearchDirs()
+      // (dist/cli.js:20), in the adapter's own HOME.
+      fs.mkdirSync(path.join(home, '.agent'));
+      fs.symlinkSync(user, path.join(home, '.agent', 'skills'));
+      this.links.push([path.join(home, '.agent', 'skills'), user]);
+    }
+    // HOME only when the case's environment has none (PROTOCOL.md): an empty one (but for the
+    // user link above), so no ~/.agent/skills or ~/.claude/skills of the machine leaks in.
+    this.env = kit.runtimeEnv(config, { HOME: home });
   }
 
   /** `openskills sync -y -o <file>` in `cwd`: the AGENTS.md text it writes. */
@@ -139,13 +177,19 @@ class OpenSkills extends kit.Runtime {
       if (!block || block.name !== s.name) {
         throw new kit.AdapterError(`openskills lists ${JSON.stringify(s.name)} but \`openskills read\` does not return it alone (exit ${r.code}): ${tail(r.stderr || r.stdout)}`);
       }
-      out.push(kit.loaded(s.name, s.name, s.description, block.content, 'portable'));
+      out.push(this.agentskills
+        // The open standard's record: no `format`; `location` the SKILL.md openskills read.
+        ? kit.loaded(s.name, s.name, s.description, block.content, null, { location: locationOf(block.baseDir, this.links) })
+        : kit.loaded(s.name, s.name, s.description, block.content, 'portable'));
     }
     return out;
   }
 
   async tools() {
-    return (await this.sync(this.project)).includes(READ_INSTRUCTION) ? ['skill_read_reference'] : [];
+    // One command, `openskills read <skill-name>`: under dialect agentskills it is the
+    // activation (it prints the skill's SKILL.md), under Portable Skills the SKILL.md read.
+    const offered = this.agentskills ? 'activate_skill' : 'skill_read_reference';
+    return (await this.sync(this.project)).includes(READ_INSTRUCTION) ? [offered] : [];
   }
 
   async prompt() {
@@ -153,6 +197,7 @@ class OpenSkills extends kit.Runtime {
   }
 
   async call(tool, args) {
+    if (this.agentskills) return this.activate(tool, args);
     if (tool !== 'skill_read_reference') {
       return kit.error('unknown_tool', { message: `openskills ${VERSION} has no tool ${JSON.stringify(tool)} (its only tool for the model is \`openskills read <skill-name>\`, mapped to skill_read_reference)` });
     }
@@ -170,6 +215,28 @@ class OpenSkills extends kit.Runtime {
       if (!block) throw new kit.AdapterError(`\`openskills read\` exited 0 with output the adapter cannot parse: ${tail(r.stdout)}`);
       return kit.ok({ skill: args.skill, path: args.path, content: block.content });
     }
+    return ERRORS.error(r.stderr.trim() || r.stdout.trim());
+  }
+
+  /**
+   * Dialect agentskills: `activate_skill {name}` -> `openskills read -- <name>`; `content` is all
+   * it prints (the `Reading:` and `Base directory:` lines, the SKILL.md, the `Skill read:` line:
+   * what the model running the command receives, readSkill(), dist/cli.js:594-601).
+   */
+  async activate(tool, args) {
+    if (tool !== 'activate_skill') {
+      return kit.error('unknown_tool', { message: `openskills ${VERSION} has no tool ${JSON.stringify(tool)} (its only tool for the model is \`openskills read <skill-name>\`, mapped to activate_skill under dialect agentskills)` });
+    }
+    const agents = await this.sync(this.project);
+    if (!agents.includes(READ_INSTRUCTION)) {
+      return kit.error('unknown_tool', { message: `the AGENTS.md openskills renders does not offer ${READ_INSTRUCTION} (no skill listed): ${tail(agents)}` });
+    }
+    const keys = args !== null && typeof args === 'object' && !Array.isArray(args) ? Object.keys(args) : null;
+    if (!keys || keys.join(',') !== 'name' || typeof args.name !== 'string') {
+      throw new kit.AdapterError(`openskills' read command takes only skill names (\`openskills read <skill-names...>\`): the call ${JSON.stringify(args)} cannot be expressed (only {"name": <string>} can)`);
+    }
+    const r = await this.read(args.name);
+    if (r.code === 0) return kit.ok({ content: r.stdout });
     return ERRORS.error(r.stderr.trim() || r.stdout.trim());
   }
 

@@ -16,7 +16,31 @@ export const LACKS = Object.freeze({
   'argument-keys': 'openskills\' command for the model takes positional skill names on a command line '
     + '(`read <skill-names...>`, dist/cli.js:1006, readSkill() at 568-603): it never sees an argument object or its '
     + 'keys, only the skill name the adapter passes (README.md, "Declarations").',
+  validate: 'openskills 1.5.0 has no validator: its commands are list, install, read, update, sync, manage and '
+    + 'remove (dist/cli.js:1004-1010), none of which judges a skill directory or reports the properties it read. Its one '
+    + 'check, hasValidFrontmatter() (dist/cli.js:34-36: the trimmed text starts with "---"), guards only `install` '
+    + '(dist/cli.js:314, 343, 369, 409) before it copies a skill into a skills directory.',
 });
+
+/**
+ * Dialect `agentskills`: the absolute path of a skill's SKILL.md as openskills shows it, from the
+ * `Base directory:` line `openskills read` prints (readSkill(), dist/cli.js:597: findSkill()'s
+ * join(dir, name), dist/cli.js:84-90), with `SKILL.md` joined as findSkill() does. `links` maps
+ * each search directory the adapter made a link of (`<project>/.agent/skills`,
+ * `<home>/.agent/skills`) to the root it links to, as the case configured it: a base directory
+ * below one of them is spelled below that root instead (undoing the adapter's own link, nothing
+ * else); any other base directory is kept as openskills printed it.
+ */
+export function locationOf(baseDir, links) {
+  let dir = baseDir;
+  for (const [link, root] of links) {
+    if (dir === link || dir.startsWith(`${link}/`)) {
+      dir = root + dir.slice(link.length);
+      break;
+    }
+  }
+  return `${dir}/SKILL.md`;
+}
 
 export class CliError extends Error {
   constructor(message) { super(message); this.name = 'CliError'; }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CliError, LACKS, parseListing, parseReadBlock, runCli } from './cli.mjs';
+import { CliError, LACKS, locationOf, parseListing, parseReadBlock, runCli } from './cli.mjs';
 
 // The exact shape readSkill() prints (dist/cli.js:596-601).
 const block = (name, dir, content) => `Reading: ${name}\nBase directory: ${dir}\n\n${content}\n\nSkill read: ${name}\n`;
@@ -71,9 +71,24 @@ test('a command is waited for, however long it takes and however much it writes'
 });
 
 test('the declared lacks name mechanisms of the protocol, each with its place in dist/cli.js', () => {
-  assert.deepEqual(Object.keys(LACKS).sort(), ['argument-keys', 'nested-scan', 'skill_run_script']);
+  assert.deepEqual(Object.keys(LACKS).sort(), ['argument-keys', 'nested-scan', 'skill_run_script', 'validate']);
   for (const reason of Object.values(LACKS)) {
     assert.match(reason, /dist\/cli\.js:\d+/);
     assert.ok(Buffer.byteLength(reason) <= 4096);
   }
+});
+
+// Dialect agentskills: `location` from the `Base directory:` line of `openskills read`.
+test('a location below one of the adapter\'s links is spelled below the root it links to', () => {
+  const links = [['/w/project/.agent/skills', '/case/skills'], ['/w/home/.agent/skills', '/case/home/.agents/skills']];
+  assert.equal(locationOf('/w/project/.agent/skills/pdf', links), '/case/skills/pdf/SKILL.md');
+  assert.equal(locationOf('/w/home/.agent/skills/beta', links), '/case/home/.agents/skills/beta/SKILL.md');
+});
+
+test('a location outside the adapter\'s links is kept as openskills printed it', () => {
+  const links = [['/w/project/.agent/skills', '/case/skills']];
+  // A name that joins out of the search directory, and a directory that only shares a prefix.
+  assert.equal(locationOf('/w/project/.agent/x', links), '/w/project/.agent/x/SKILL.md');
+  assert.equal(locationOf('/w/project/.agent/skills-other/pdf', links), '/w/project/.agent/skills-other/pdf/SKILL.md');
+  assert.equal(locationOf('/w/project/.claude/skills/pdf', []), '/w/project/.claude/skills/pdf/SKILL.md');
 });

@@ -31,6 +31,8 @@ pub enum Command {
     },
     /// List the clauses with the cases that cite them (coverage for auditors).
     Clauses {
+        /// Only the clauses whose id contains this text, each with the ids of its cases.
+        pattern: Option<String>,
         #[arg(long, value_name = "DIR")]
         cases: Option<PathBuf>,
         /// One JSON document instead of text.
@@ -195,6 +197,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub hang_bound: u64,
+    /// Also run the cases of this dialect when the implementation does not claim it, for
+    /// information: judged by its rules, counted under `NAME VERSION (not claimed; for
+    /// information)`, never in the headline (SPEC.md, "Dialects"). Repeatable.
+    #[arg(long, value_name = "DIALECT", value_parser = dialect_name)]
+    pub for_information: Vec<&'static str>,
     /// The mode in which the embedded reference claims dialect `agentskills` (`strict` or
     /// `lenient`); an adapter declares its own, so this goes only without `--adapter`.
     #[arg(long, value_name = "MODE", value_parser = ["strict", "lenient"])]
@@ -263,4 +270,17 @@ pub struct MutantsArgs {
     /// Internal: run the suite in this process with this mutant (`none`: no mutant).
     #[arg(long, value_name = "NAME", hide = true)]
     pub worker: Option<String>,
+}
+
+/// A dialect of the suite, by name (`--for-information`).
+fn dialect_name(name: &str) -> Result<&'static str, String> {
+    crate::protocol::dialects::lookup(name)
+        .map(|d| d.name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = crate::protocol::dialects::DIALECTS
+                .iter()
+                .map(|d| d.name)
+                .collect();
+            format!("no dialect `{name}` (the suite's: {})", known.join(", "))
+        })
 }

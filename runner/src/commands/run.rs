@@ -78,6 +78,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     let opts = RunOptions {
         temp_prefix: "skillspec-".into(),
         hang_bound: Duration::from_secs(args.hang_bound),
+        for_information: args.for_information.clone(),
         fixtures: fixtures.path().to_path_buf(),
         python,
     };
@@ -138,6 +139,11 @@ pub fn run(args: RunArgs) -> ExitCode {
             .collect(),
         known_failures: plan.known_failures,
         stopped: outcome.stopped,
+        for_information: args
+            .for_information
+            .iter()
+            .map(|d| (*d).to_owned())
+            .collect(),
     };
     finish(&args, &run_report, partition.as_ref())
 }

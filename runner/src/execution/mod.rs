@@ -47,6 +47,10 @@ pub struct RunOptions {
     /// 2-core machine), so that neither the step timeout nor the machine's load decides a
     /// verdict (SPEC.md, "How verdicts are judged").
     pub hang_bound: Duration,
+    /// The dialects whose cases run although the implementation does not claim them, for
+    /// information (`run --for-information`; SPEC.md, "Dialects"): judged by their rules,
+    /// counted under their `(not claimed; for information)` label, never in the headline.
+    pub for_information: Vec<&'static str>,
 }
 
 /// The runner's bound for a `bounded:` case's requests ([`RunOptions::hang_bound`]).
@@ -264,8 +268,13 @@ fn check_files(
 
 /// What `case` needs of the implementation `info` describes and does not get: undeclared
 /// features, formats it does not read, the dialect or mode it does not claim, operations it
-/// lacks. A case with any is UNSUPPORTED and never sent.
-pub fn unmet_needs(case: &Case, info: &crate::protocol::ImplInfo) -> Vec<Need> {
+/// lacks. A case with any is UNSUPPORTED and never sent. `for_information`: the dialects run
+/// although unclaimed ([`RunOptions::for_information`]).
+pub fn unmet_needs(
+    case: &Case,
+    info: &crate::protocol::ImplInfo,
+    for_information: &[&str],
+) -> Vec<Need> {
     case.requires
         .iter()
         .copied()
@@ -278,7 +287,7 @@ pub fn unmet_needs(case: &Case, info: &crate::protocol::ImplInfo) -> Vec<Need> {
                 .filter(|f| !info.reads(*f))
                 .map(Need::Format),
         )
-        .chain(dialect_need(case, info))
+        .chain(dialect_need(case, info, for_information))
         .chain(
             case.exercised()
                 .into_iter()
@@ -300,7 +309,7 @@ pub fn run_case(
     seq: u64,
 ) -> CaseOutcome {
     let started = Instant::now();
-    let missing = unmet_needs(case, imp.info());
+    let missing = unmet_needs(case, imp.info(), &opts.for_information);
     let unmet: Vec<String> = case
         .preconditions
         .iter()
@@ -362,13 +371,21 @@ fn hardening_only(status: Status) -> Status {
 
 /// What a case needs of the implementation's dialect claims (SPEC.md, "Dialects"): the claim of
 /// the case's dialect (name and version), and, for a case written for one mode, a claim in that
-/// mode. A case the implementation runs as hardening needs no claim. Data only: the case's
+/// mode. A case the implementation runs as hardening needs no claim, nor does a case of a dialect
+/// run for information (`for_information`) that is written for no mode. Data only: the case's
 /// dialect and mode against the implementation's claims.
-fn dialect_need(case: &Case, info: &crate::protocol::ImplInfo) -> Option<Need> {
+fn dialect_need(
+    case: &Case,
+    info: &crate::protocol::ImplInfo,
+    for_information: &[&str],
+) -> Option<Need> {
     if judged_as_hardening(case, info) {
         return None;
     }
     let Some(claim) = info.claim_of(case.dialect) else {
+        if case.mode.is_none() && for_information.contains(&case.dialect.name) {
+            return None;
+        }
         return Some(Need::Dialect(case.dialect.need));
     };
     let mode = case.mode?;
@@ -415,6 +432,9 @@ impl StepError {
                 true,
                 Some(*fault),
             ),
+            StepError::Impl(refused @ ImplError::RefusedWithStderr(..)) => {
+                (refused.to_string(), false, Some(refused.into_fault()))
+            }
             StepError::Impl(refused) => (refused.to_string(), false, None),
             StepError::Judged(status) => (format!("{status:?}"), true, None),
             StepError::Then(first, end) => {

@@ -566,7 +566,9 @@ fn work(
     };
     if worker == 0 {
         let info = imp.info();
-        queue.share_unsent(|i| !super::unmet_needs(cases[i], info).is_empty());
+        queue.share_unsent(|i| {
+            !super::unmet_needs(cases[i], info, &opts.for_information).is_empty()
+        });
         let _ = tx.send(Event::Started(info.clone()));
     }
     let mut broken = false;

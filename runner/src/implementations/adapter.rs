@@ -167,6 +167,9 @@ pub struct Adapter {
     case_timeout: Option<Duration>,
     /// Keep each step's `result` as it came (the case has a canary to look for).
     keep_answers: bool,
+    /// How much the adapter had written to stderr when the current case started: an error
+    /// answer carries what it wrote since (a traceback the kit points to).
+    stderr_mark: u64,
 }
 
 impl Adapter {
@@ -197,6 +200,7 @@ impl Adapter {
             last_answer: None,
             case_timeout: None,
             keep_answers: false,
+            stderr_mark: 0,
             record,
             inspector,
         };
@@ -288,7 +292,18 @@ impl Adapter {
     /// anything else breaks it.
     fn unexpected(&mut self, request: &Outgoing<'_>, got: &Response) -> ImplError {
         match got {
-            Response::Error { message, .. } => ImplError::Refused(bounded(message)),
+            Response::Error { message, .. } => {
+                let stderr = self
+                    .transport
+                    .as_mut()
+                    .map(|t| t.stderr_since(self.stderr_mark))
+                    .unwrap_or_default();
+                if stderr.trim().is_empty() {
+                    ImplError::Refused(bounded(message))
+                } else {
+                    ImplError::RefusedWithStderr(bounded(message), stderr)
+                }
+            }
             other => {
                 let got = crate::protocol::show(&serde_json::to_value(other).unwrap_or_default());
                 self.fail(
@@ -455,6 +470,7 @@ impl Implementation for Adapter {
             config,
         };
         self.refused_start = None;
+        self.stderr_mark = self.transport.as_ref().map_or(0, Transport::stderr_written);
         match self.exchange(&request)? {
             Response::CaseStarted { seq: s, refused } if s == seq || self.lenient() => {
                 if let Some(r) = refused {

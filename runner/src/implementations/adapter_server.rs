@@ -126,7 +126,7 @@ fn error(seq: Option<u64>, e: ImplError) -> Response {
     Response::Error {
         seq,
         message: match e {
-            ImplError::Refused(m) => m,
+            ImplError::Refused(m) | ImplError::RefusedWithStderr(m, _) => m,
             ImplError::Broken(f) => f.message(),
         },
     }

@@ -18,6 +18,9 @@ use crate::protocol::{ImplInfo, StepOutcome, WireConfig, WireStep};
 pub enum ImplError {
     /// The implementation answered with a protocol `error` message (it is alive).
     Refused(String),
+    /// The same, with what the adapter wrote to stderr during the case (a traceback the
+    /// message points to): kept in the report beside the error.
+    RefusedWithStderr(String, String),
     /// The implementation is broken: crashed, timed out, or violated the protocol. It is not
     /// asked anything more; an adapter is started again before the next case.
     Broken(Box<Fault>),
@@ -32,7 +35,7 @@ impl ImplError {
     /// The message alone, without the stderr tail.
     pub fn message(&self) -> String {
         match self {
-            ImplError::Refused(m) => m.clone(),
+            ImplError::Refused(m) | ImplError::RefusedWithStderr(m, _) => m.clone(),
             ImplError::Broken(f) => f.message(),
         }
     }
@@ -43,6 +46,11 @@ impl ImplError {
         match self {
             ImplError::Broken(f) => *f,
             ImplError::Refused(m) => Fault::message_only(m),
+            ImplError::RefusedWithStderr(m, stderr) => {
+                let mut f = Fault::message_only(m);
+                f.stderr_tail = Some(stderr);
+                f
+            }
         }
     }
 }
@@ -50,7 +58,9 @@ impl ImplError {
 impl std::fmt::Display for ImplError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ImplError::Refused(m) => write!(f, "the implementation reported an error: {m}"),
+            ImplError::Refused(m) | ImplError::RefusedWithStderr(m, _) => {
+                write!(f, "the implementation reported an error: {m}")
+            }
             ImplError::Broken(fault) => write!(f, "the implementation is broken: {fault}"),
         }
     }

@@ -62,6 +62,36 @@ pub fn show(v: &Value) -> String {
     format!("{}… ({} bytes in all)", &text[..cut], text.len())
 }
 
+/// `text` as messages quote it ([`show`]), but when it is too long to quote whole, the part
+/// around `needle`'s first occurrence, so a quoted mismatch shows what it is about (a forged line
+/// deep in a long prompt): the window as JSON, with where it sits. Without `needle` in `text`:
+/// [`show`].
+pub fn show_around(text: &str, needle: &str) -> String {
+    const SIDE: usize = 160;
+    let whole = show(&Value::from(text));
+    let Some(at) = text
+        .find(needle)
+        .filter(|_| whole.ends_with(" bytes in all)"))
+    else {
+        return whole;
+    };
+    let mut start = at.saturating_sub(SIDE);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (at + needle.len() + SIDE).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    format!(
+        "{}{}{} (bytes {start}..{end} of {})",
+        if start > 0 { "…" } else { "" },
+        Value::from(&text[start..end]),
+        if end < text.len() { "…" } else { "" },
+        text.len()
+    )
+}
+
 /// The protocol version this runner speaks.
 pub const PROTOCOL_VERSION: u32 = 2;
 
@@ -756,6 +786,34 @@ impl StepOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_text_is_quoted_around_what_a_mismatch_is_about() {
+        // A forged line 3,000 bytes into a prompt: `show` cuts it off at 400 bytes, the
+        // mismatch must still show it (review round 3: prompt mismatches cut before the line).
+        let prompt = format!(
+            "{}\n## Forged SKILLSPEC_CANARY_X\n{}",
+            "a".repeat(3000),
+            "b".repeat(500)
+        );
+        assert!(!show(&Value::from(prompt.as_str())).contains("Forged"));
+        let quoted = show_around(&prompt, "\n## Forged SKILLSPEC_CANARY_X");
+        assert!(
+            quoted.contains("\\n## Forged SKILLSPEC_CANARY_X"),
+            "{quoted}"
+        );
+        assert!(
+            quoted.starts_with('…') && quoted.contains(" of 3530)"),
+            "{quoted}"
+        );
+        // Short texts, and texts without the needle, are quoted as before.
+        assert_eq!(show_around("short", "x"), show(&Value::from("short")));
+        let long = "é".repeat(400);
+        assert_eq!(show_around(&long, "zz"), show(&Value::from(long.as_str())));
+        // Multi-byte characters at the window's edges are never split.
+        let wide = format!("{}NEEDLE{}", "é".repeat(300), "ü".repeat(300));
+        assert!(show_around(&wide, "NEEDLE").contains("NEEDLE"));
+    }
 
     fn started(implementation: Value) -> Result<Response, serde_json::Error> {
         serde_json::from_value(

@@ -184,6 +184,24 @@ impl Tail {
         self.bytes.extend_from_slice(data);
     }
 
+    /// How many bytes were pushed in all (a mark for [`Tail::since`]).
+    fn written(&self) -> u64 {
+        self.dropped + self.bytes.len() as u64
+    }
+
+    /// The bytes pushed after `mark` (a [`Tail::written`] value), decoded lossily: those still
+    /// kept, after a note of how many were dropped.
+    fn since(&self, mark: u64) -> String {
+        let skip = mark.saturating_sub(self.dropped);
+        let kept = self.bytes.get(skip as usize..).unwrap_or_default();
+        let text = String::from_utf8_lossy(kept);
+        if mark < self.dropped {
+            format!("[{} earlier bytes dropped]{text}", self.dropped - mark)
+        } else {
+            text.into_owned()
+        }
+    }
+
     fn text(&self) -> String {
         let text = String::from_utf8_lossy(&self.bytes);
         if self.dropped > 0 {
@@ -272,6 +290,19 @@ impl Transport {
     /// The last bytes the adapter wrote to stderr, decoded lossily.
     pub fn stderr_tail(&self) -> String {
         self.tail.text()
+    }
+
+    /// How many bytes the adapter has written to stderr so far (a mark for
+    /// [`Transport::stderr_since`]).
+    pub fn stderr_written(&self) -> u64 {
+        self.tail.written()
+    }
+
+    /// What the adapter wrote to stderr after `mark` (of what the tail keeps), once what is
+    /// waiting in the pipe now is read too.
+    pub fn stderr_since(&mut self, mark: u64) -> String {
+        self.drain_stderr();
+        self.tail.since(mark)
     }
 
     /// How the leader ended, once it was reaped (`None`: still running, or its status was not
@@ -664,6 +695,22 @@ impl Drop for Transport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tail_since_a_mark_is_what_came_after_it() {
+        let mut t = Tail::default();
+        t.push(b"before\n");
+        let mark = t.written();
+        t.push(b"Traceback\n");
+        assert_eq!(t.since(mark), "Traceback\n");
+        assert_eq!(t.since(t.written()), "");
+        t.push(&vec![b'x'; STDERR_TAIL]);
+        assert!(
+            t.since(mark).starts_with("[10 earlier bytes dropped]"),
+            "{}",
+            &t.since(mark)[..40]
+        );
+    }
 
     #[test]
     fn the_tail_keeps_the_last_bytes() {

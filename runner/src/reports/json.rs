@@ -181,6 +181,7 @@ pub fn to_json(report: &RunReport) -> Value {
         "cases_dir": report.cases_dir,
         "suite": report.suite,
         "known_failures": report.known_failures,
+        "for_information": report.for_information,
         "summary": counts_json(&report.totals()),
         "areas": areas,
         "conformance": {
@@ -465,6 +466,7 @@ pub fn from_json(v: &Value) -> Result<RunReport, String> {
         results,
         known_failures,
         stopped,
+        for_information: texts(v, "for_information")?,
     })
 }
 

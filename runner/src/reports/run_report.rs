@@ -66,6 +66,9 @@ pub struct RunReport {
     pub known_failures: BTreeSet<String>,
     /// Why the run stopped before its last case, if it did.
     pub stopped: Option<Stopped>,
+    /// The dialects run for information although the implementation does not claim them
+    /// (`run --for-information`; SPEC.md, "Dialects"): their counts never headline.
+    pub for_information: Vec<String>,
 }
 
 use crate::execution::Stopped;
@@ -146,7 +149,18 @@ impl RunReport {
 
     /// The conformance statement of this run.
     pub fn conformance(&self) -> Conformance {
-        let mut c = Conformance::default();
+        let mut c = Conformance {
+            for_information: self
+                .for_information
+                .iter()
+                .filter(|d| {
+                    crate::protocol::dialects::lookup(d)
+                        .is_none_or(|known| self.implementation.claim_of(known).is_none())
+                })
+                .cloned()
+                .collect(),
+            ..Conformance::default()
+        };
         for r in self.cases() {
             c.areas.entry(r.case.area.clone()).or_default().add(&r);
             c.dialects
@@ -181,6 +195,9 @@ impl RunReport {
         let claim = known.and_then(|d| self.implementation.claim_of(d));
         match (claim, known) {
             (Some(c), _) => c.label(),
+            (None, Some(d)) if self.for_information.iter().any(|f| f == d.name) => {
+                format!("{} {} (not claimed; for information)", d.name, d.version)
+            }
             (None, Some(d)) => format!("{} {} (not claimed)", d.name, d.version),
             (None, None) => format!("{dialect} (not claimed)"),
         }

@@ -97,6 +97,7 @@ fn report(results: Vec<(&Case, CaseOutcome)>, known: &[&str]) -> RunReport {
             .collect(),
         known_failures: known.iter().map(|s| s.to_string()).collect(),
         stopped: None,
+        for_information: Vec::new(),
     }
 }
 

@@ -310,6 +310,24 @@ def refusal(code: str, runtime_message: Union[str, BaseException], **fields: JSO
     return error(code, message=_runtime_text(runtime_message, "refusal()"), **fields)
 
 
+def _text_at_least(value: JSON, limit: int) -> int:
+    """The characters of the strings (and keys) in ``value``, counted until they pass ``limit``
+    (then any number above it): a lower bound on its JSON encoding's size, found without
+    encoding it. Iterative, so no depth ends it."""
+    total, todo = 0, [value]
+    while todo and total <= limit:
+        v = todo.pop()
+        if isinstance(v, str):
+            total += len(v)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                total += len(k) if isinstance(k, str) else 0
+                todo.append(x)
+        elif isinstance(v, (list, tuple)):
+            todo.extend(v)
+    return total
+
+
 def sendable(value: JSON) -> JSON:
     """``value`` with every string made sendable as UTF-8 JSON. Runtimes decode file names with
     Python's surrogateescape, so a non-UTF-8 directory name comes back as text with lone
@@ -1337,6 +1355,16 @@ class _Session:
     # -- the loop
 
     def encode(self, response: Dict[str, JSON]) -> bytes:
+        # A runtime that hands back a 4 GiB text (a sparse file read whole) would exhaust memory
+        # in json.dumps before the size check below: count the text first (each character is at
+        # least one byte of the line) and answer the error without encoding it.
+        chars = _text_at_least(response, MAX_LINE)
+        if chars > MAX_LINE:
+            return _encode_error(
+                response.get("seq") if isinstance(response, dict) else None,
+                "the adapter's answer holds more than %d characters of text, above the protocol's line "
+                "limit of %d bytes: not sent (the runtime's answer is not cut)" % (MAX_LINE, MAX_LINE),
+            )
         try:
             data = json.dumps(response, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
         except (UnicodeEncodeError, ValueError, TypeError, RecursionError) as e:

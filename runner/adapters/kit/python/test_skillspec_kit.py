@@ -801,6 +801,33 @@ class Transport(KitTest):
         self.assertEqual(p.ask({"type": "case_end", "seq": 2})["type"], "case_ended")
         self.assert_clean_exit(p)
 
+    def test_a_huge_answer_is_refused_before_it_is_encoded(self):
+        # A runtime that reads a 4 GiB file whole hands back a 4 GiB text; the kit must answer
+        # the error without json.dumps of it (which would need several times its size). Under a
+        # 1 GiB address-space limit a 600 MiB text fits, its encoding would not.
+        p = self.adapter(
+            """
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+            class A(kit.Runtime):
+                name, version = "huge", "0"
+                def call(self, tool, args):
+                    return kit.ok({"content": [{"deep": "z" * (600 * 1024 * 1024)}]})
+            kit.serve(A())
+            """
+        )
+        self.started(p)
+        self.case(p, seq=2)
+        r = self.step(p, "call", seq=2, tool="big", args={})
+        self.assertEqual(r["type"], "error", r)
+        self.assertIn("more than 16777216 characters", r["message"])
+        self.assertEqual(p.ask({"type": "case_end", "seq": 2})["type"], "case_ended")
+        self.assert_clean_exit(p)
+
+    def test_text_is_counted_without_encoding(self):
+        self.assertEqual(kit._text_at_least({"ab": ["c", {"d": "efg"}], "n": 5}, 100), 8)
+        self.assertGreater(kit._text_at_least(["x" * 50] * 10, 100), 100)
+
 
 class Failures(KitTest):
     def test_exceptions_become_errors_with_the_traceback_on_stderr(self):

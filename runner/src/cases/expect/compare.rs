@@ -328,11 +328,17 @@ pub(super) fn check_prompt(e: &PromptExpect, a: &PromptResult) -> Vec<Mismatch> 
     }
     for c in &e.not_contains {
         if e.found(&a.text, c) {
+            // The prompt around what it must not contain (a spelling by the adapter's tool
+            // names found instead shows from its own place).
+            let needle = match e.native.get(c) {
+                Some(n) if !a.text.contains(c.as_str()) => n.as_str(),
+                _ => c.as_str(),
+            };
             out.push(
                 mismatch(
                     "prompt",
                     format!("not containing {}", e.described(c)),
-                    show(&Value::from(a.text.clone())),
+                    crate::protocol::show_around(&a.text, needle),
                 )
                 .judged(kind("not_contains")),
             );

@@ -3,8 +3,9 @@
 //! The page holds everything inline (CSS, a little vanilla JS) and loads nothing: its
 //! Content-Security-Policy allows no source at all except its own style and script, by hash.
 //! Its parts, in order:
-//! - `#matrix`: clauses (grouped by area) × implementations, one column per report
-//!   (`th.impl`); each cell counts that report's cases citing the clause and links to the
+//! - `#matrix`: one table per dialect (`table.matrix[data-dialect]`), clauses (grouped by area)
+//!   × implementations, one column per report (`th.impl`, with the implementation's claim of
+//!   that dialect); each cell counts that report's cases citing the clause and links to the
 //!   clause's row in the report's section.
 //! - `section.report#rN` per report: the conformance statement, the counts
 //!   (`td[data-count=NAME]`: report.json's `summary` with the failures split into `unsafe`,
@@ -147,8 +148,22 @@ fn clause_order(ids: &BTreeSet<&str>) -> Vec<String> {
     out
 }
 
+/// The rows a clause is grouped under in the matrix: its first segment (`read`), or, for a
+/// clause of a dialect other than the default, its first two (`agentskills.catalog`).
 fn clause_group(id: &str) -> &str {
-    id.split('.').next().unwrap_or(id)
+    let default = crate::cases::clauses::dialect_of(id)
+        .is_none_or(|d| d.name == crate::protocol::dialects::DEFAULT);
+    let segments = if default { 1 } else { 2 };
+    match id.match_indices('.').nth(segments - 1) {
+        Some((i, _)) => &id[..i],
+        None => id,
+    }
+}
+
+/// The dialect whose matrix lists a clause (its name; a clause the suite does not know is
+/// listed under the default dialect).
+fn clause_dialect(id: &str) -> &'static str {
+    crate::cases::clauses::dialect_of(id).map_or(crate::protocol::dialects::DEFAULT, |d| d.name)
 }
 
 fn by_clause(r: &ReportView) -> BTreeMap<&str, ClauseResult<'_>> {
@@ -161,73 +176,110 @@ fn by_clause(r: &ReportView) -> BTreeMap<&str, ClauseResult<'_>> {
     m
 }
 
+/// The matrix: one table per dialect (SPEC.md, "Dialects"), clauses as rows grouped by area,
+/// one column per report, whose heading says what the implementation claims of that dialect.
+/// A group's row counts the cases citing any clause of the group, each once.
 fn matrix(out: &mut String, reports: &[ReportView], clauses: &[String]) {
     let per_report: Vec<BTreeMap<&str, ClauseResult<'_>>> = reports.iter().map(by_clause).collect();
     let _ = writeln!(
         out,
-        "<section id=\"matrix\"><h2>Clauses × implementations</h2>\n<p class=\"muted\">Each cell: cases passed of the cases citing the clause, then what did not pass; it links to the details.</p>"
+        "<section id=\"matrix\"><h2>Clauses × implementations</h2>\n<p class=\"muted\">One table per dialect. Each cell: cases passed of the cases citing the clause, then what did not pass; it links to the details. A column's heading says whether the implementation claims the dialect: the cases of a dialect it does not claim are unsupported, except the hardening cases, judged on their exposures alone.</p>"
     );
-    let _ = write!(
-        out,
-        "<table class=\"matrix\"><thead><tr><th scope=\"col\">clause</th><th scope=\"col\">level</th>"
-    );
-    for (i, r) in reports.iter().enumerate() {
-        let _ = write!(
-            out,
-            "<th scope=\"col\" class=\"impl\"><a href=\"#r{}\">{}</a><span class=\"label\">{}</span></th>",
-            i + 1,
-            esc(&r.title()),
-            esc(&label(r))
-        );
-    }
-    let _ = writeln!(out, "</tr></thead><tbody>");
-    let mut group = "";
+    let mut dialects: Vec<&'static str> = Vec::new();
     for id in clauses {
-        let g = clause_group(id);
-        if g != group {
-            group = g;
-            let _ = write!(out, "<tr class=\"area\"><th colspan=\"2\">{}</th>", esc(g));
-            for (i, r) in reports.iter().enumerate() {
-                let res = ClauseResult {
-                    cases: r.cases().filter(|c| c.case.area == g).collect(),
-                };
-                let _ = write!(
-                    out,
-                    "<td class=\"cell c-{}\"><a href=\"#r{}-area-{}\">{}</a></td>",
-                    res.worst(),
-                    i + 1,
-                    anchor(g),
-                    esc(&res.text())
-                );
-            }
-            let _ = writeln!(out, "</tr>");
+        let d = clause_dialect(id);
+        if !dialects.contains(&d) {
+            dialects.push(d);
         }
+    }
+    for dialect in dialects {
+        let rows: Vec<&String> = clauses
+            .iter()
+            .filter(|id| clause_dialect(id) == dialect)
+            .collect();
+        let title = crate::protocol::dialects::lookup(dialect).map_or(dialect, |d| d.title);
+        let _ = writeln!(
+            out,
+            "<h3 id=\"matrix-{}\">dialect <code>{}</code>: {}</h3>",
+            anchor(dialect),
+            esc(dialect),
+            esc(title)
+        );
         let _ = write!(
             out,
-            "<tr><th scope=\"row\"><code>{}</code></th><td>{}</td>",
-            esc(id),
-            level_word(clause_level(id))
+            "<table class=\"matrix\" data-dialect=\"{}\"><thead><tr><th scope=\"col\">clause</th><th scope=\"col\">level</th>",
+            esc(dialect)
         );
-        for (i, m) in per_report.iter().enumerate() {
-            match m.get(id.as_str()) {
-                Some(res) => {
+        for (i, r) in reports.iter().enumerate() {
+            let _ = write!(
+                out,
+                "<th scope=\"col\" class=\"impl\"><a href=\"#r{}\">{}</a><span class=\"label\">{}</span><span class=\"label claim\">{}</span></th>",
+                i + 1,
+                esc(&r.title()),
+                esc(&label(r)),
+                esc(&r.run.dialect_label(dialect))
+            );
+        }
+        let _ = writeln!(out, "</tr></thead><tbody>");
+        let mut group = "";
+        for id in rows {
+            let g = clause_group(id);
+            if g != group {
+                group = g;
+                let _ = write!(out, "<tr class=\"area\"><th colspan=\"2\">{}</th>", esc(g));
+                for (i, r) in reports.iter().enumerate() {
+                    let res = ClauseResult {
+                        cases: r
+                            .cases()
+                            .filter(|c| c.case.clauses.iter().any(|cl| clause_group(cl) == g))
+                            .collect(),
+                    };
+                    // The report's area section when it has one of that name, else the
+                    // group's first clause.
+                    let target = if r.cases().any(|c| c.case.area == g) {
+                        format!("area-{}", anchor(g))
+                    } else {
+                        format!("clause-{}", anchor(id))
+                    };
                     let _ = write!(
                         out,
-                        "<td class=\"cell c-{}\"><a href=\"#r{}-clause-{}\">{}</a></td>",
+                        "<td class=\"cell c-{}\"><a href=\"#r{}-{}\">{}</a></td>",
                         res.worst(),
                         i + 1,
-                        anchor(id),
+                        target,
                         esc(&res.text())
                     );
                 }
-                None => {
-                    let _ = write!(out, "<td class=\"cell c-none\">–</td>");
+                let _ = writeln!(out, "</tr>");
+            }
+            let _ = write!(
+                out,
+                "<tr><th scope=\"row\"><code>{}</code></th><td>{}</td>",
+                esc(id),
+                level_word(clause_level(id))
+            );
+            for (i, m) in per_report.iter().enumerate() {
+                match m.get(id.as_str()) {
+                    Some(res) => {
+                        let _ = write!(
+                            out,
+                            "<td class=\"cell c-{}\"><a href=\"#r{}-clause-{}\">{}</a></td>",
+                            res.worst(),
+                            i + 1,
+                            anchor(id),
+                            esc(&res.text())
+                        );
+                    }
+                    None => {
+                        let _ = write!(out, "<td class=\"cell c-none\">–</td>");
+                    }
                 }
             }
+            let _ = writeln!(out, "</tr>");
         }
-        let _ = writeln!(out, "</tr>");
+        let _ = writeln!(out, "</tbody></table>");
     }
-    let _ = writeln!(out, "</tbody></table></section>");
+    let _ = writeln!(out, "</section>");
 }
 
 /// A short name for a report beside its implementation's (two runs of one implementation have
