@@ -169,8 +169,28 @@ async function openPage() {
   return page;
 }
 
-function verdictCounts(report) {
-  return report.summary ?? {};
+// The page's one set of numbers (runner/src/reports/html/counts.rs), from report.json: each case
+// counted once, a failure or error listed as known under what it showed; the permissive and
+// different failures of a dialect run for information in their own column.
+function expectedCounts(report) {
+  const s = report.summary ?? {};
+  const info = new Set(report.for_information ?? []);
+  const cases = report.cases ?? [];
+  const kind = (k, infoWanted) => cases.filter((c) => c.failure_kind === k && info.has(c.dialect) === infoWanted).length;
+  return {
+    passed: s.passed ?? 0,
+    not_exercised: s.not_exercised ?? 0,
+    unsafe: cases.filter((c) => c.failure_kind === "unsafe").length,
+    permissive: kind("permissive", false),
+    different: kind("different", false),
+    errored: cases.filter((c) => c.status === "error").length,
+    not_run: s.not_run ?? 0,
+    fixed: s.fixed ?? 0,
+    for_information: kind("permissive", true) + kind("different", true),
+    unsupported: s.unsupported ?? 0,
+    skipped: s.skipped ?? 0,
+    total: s.total ?? 0,
+  };
 }
 
 async function checkCanary() {
@@ -199,30 +219,46 @@ async function checkPage(spec) {
   const shown = await page.eval(`(() => {
     const sections = [...document.querySelectorAll("section.report")].map((s) => {
       const counts = {};
-      s.querySelectorAll("td[data-count]").forEach((td) => { counts[td.dataset.count] = Number(td.textContent); });
+      s.querySelectorAll("table.summary td[data-count]").forEach((td) => { counts[td.dataset.count] = Number(td.firstChild.textContent); });
       return { id: s.id, counts };
     });
+    const overview = [...document.querySelectorAll("#overview tr[data-report]")].map((tr) => {
+      const counts = {};
+      tr.querySelectorAll("td[data-count]").forEach((td) => { counts[td.dataset.count] = Number(td.firstChild.textContent); });
+      return counts;
+    });
+    const legend = [...document.querySelectorAll("#legend dl.legend dt .badge")].map((b) => b.className.replace("badge c-", ""));
+    const chips = [...new Set([...document.querySelectorAll(".badge")].map((b) => b.className.replace("badge c-", "")))];
+    const fixFirst = [...document.querySelectorAll("#fix-first div.fix")].map((d) =>
+      [...d.querySelectorAll("ol.unsafe-first li a")].map((a) => a.textContent));
     const tables = [...document.querySelectorAll("#matrix table.matrix")].map((t) =>
       ({ dialect: t.dataset.dialect, impl: t.querySelectorAll("thead th.impl").length }));
     const rows = [...document.querySelectorAll("#matrix tr")].map((tr) =>
       [...tr.children].reduce((n, c) => n + (Number(c.getAttribute("colspan")) || 1), 0));
     const cases = [...document.querySelectorAll("details.case")].map((d) => d.id);
     const form = document.getElementById("filters");
-    return { sections, tables, rows, cases, formShown: !!form && !form.hidden,
+    return { sections, overview, legend, chips, fixFirst, tables, rows, cases, formShown: !!form && !form.hidden,
              shownText: document.getElementById("shown")?.textContent ?? "" };
   })()`);
 
   if (!spec.hostile) {
     check(shown.sections.length === reports.length, `${name}: one section per report`, `${shown.sections.length} sections`);
     reports.forEach((r, i) => {
-      const want = verdictCounts(r);
+      const want = expectedCounts(r);
       const got = shown.sections[i]?.counts ?? {};
-      const keys = ["passed", "known_failures", "fixed", "unsupported", "skipped", "errored", "not_run", "total"];
-      const wrong = keys.filter((k) => got[k] !== (want[k] ?? 0)).map((k) => `${k}: shows ${got[k]}, report.json ${want[k]}`);
-      const failedShown = (got.unsafe ?? 0) + (got.different ?? 0) + (got.failed ?? 0);
-      if (failedShown !== want.failed) wrong.push(`failures: shows ${failedShown}, report.json ${want.failed}`);
-      check(wrong.length === 0, `${name}: report ${i + 1} shows report.json's counts (${want.passed} passed, ${want.failed} failed, ${want.total} cases)`, wrong.join("; "));
+      const wrong = Object.keys(want).filter((k) => got[k] !== want[k]).map((k) => `${k}: shows ${got[k]}, report.json ${want[k]}`);
+      check(wrong.length === 0, `${name}: report ${i + 1} shows report.json's counts (${want.passed} passed, ${want.unsafe} unsafe, ${want.errored} errored, ${want.total} cases)`, wrong.join("; "));
+      const row = shown.overview[i] ?? {};
+      const differ = Object.keys(want).filter((k) => row[k] !== got[k]).map((k) => `${k}: overview ${row[k]}, section ${got[k]}`);
+      check(differ.length === 0, `${name}: report ${i + 1}'s overview row and section show one set of numbers`, differ.join("; "));
+      const parts = Object.entries(got).filter(([k]) => k !== "total").reduce((n, [, v]) => n + v, 0);
+      check(parts === got.total, `${name}: report ${i + 1}'s counts add up to its ${got.total} cases`, `${parts}`);
+      const unsafeIds = r.cases.filter((c) => c.failure_kind === "unsafe").map((c) => c.id);
+      const listedFirst = shown.fixFirst[i] ?? [];
+      check(JSON.stringify(listedFirst) === JSON.stringify(unsafeIds), `${name}: report ${i + 1}'s "what to fix first" lists its ${unsafeIds.length} unsafe case(s)`, listedFirst.join(", "));
     });
+    const unexplained = shown.chips.filter((c) => !shown.legend.includes(c));
+    check(unexplained.length === 0 && shown.legend.length > 0, `${name}: the legend explains every chip colour on the page (${shown.chips.length})`, unexplained.join(", "));
     const dialects = new Set(reports.flatMap((r) => r.cases.map((c) => c.dialect)));
     check(shown.tables.length === dialects.size && shown.tables.every((t) => dialects.has(t.dialect)),
       `${name}: the matrix has one table per dialect (${[...dialects].join(", ")})`, shown.tables.map((t) => t.dialect).join(", "));

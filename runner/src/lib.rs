@@ -6,8 +6,8 @@
 //! The top-level modules are layers, bottom up; each imports only from layers below it (the
 //! repository's `tests/architecture.rs` checks that there is no import cycle, and this order):
 //! 0. [`embedded`] (the files `build.rs` embeds), [`input`] (reading files a user names:
-//!    regular files only, bounded) and [`output`] (stdout for every command: a reader that went
-//!    away is no panic).
+//!    regular files only, bounded), [`output`] (stdout for every command: a reader that went
+//!    away is no panic) and [`progress`] (a long run's progress on stderr).
 //! 1. [`protocol`]: the adapter protocol's wire types, the optional [`protocol::features`], the
 //!    typed [`protocol::fault::Fault`], the bounded [`protocol::transport`], the adapter process
 //!    groups and the signal path ([`protocol::live`]), the schema checker
@@ -50,6 +50,7 @@ pub mod input;
 #[cfg(feature = "mutants")]
 pub mod mutants;
 pub mod output;
+pub mod progress;
 pub mod protocol;
 pub mod reports;
 pub mod smoke;

@@ -147,6 +147,8 @@ pub struct Options {
     pub case_filter: Option<String>,
     /// Stop each mutant's run after this many kills (0: the whole suite, every kill counted).
     pub stop_after: usize,
+    /// The progress display on stderr: the mutants done of all, those in flight.
+    pub progress: crate::progress::Display,
 }
 
 /// What a worker runs: the suite and the cases of it.
@@ -248,7 +250,10 @@ pub fn run(opts: &Options) -> ExitCode {
     let started = Instant::now();
     let mut names: Vec<String> = vec![BASELINE.to_owned()];
     names.extend(chosen.iter().map(|m| m.name().to_owned()));
-    let queue = Arc::new(Mutex::new(names.iter().cloned().collect::<VecDeque<_>>()));
+    let progress = crate::progress::Progress::start(opts.progress, "mutants", names.len());
+    let queue = Arc::new(Mutex::new(
+        names.iter().cloned().enumerate().collect::<VecDeque<_>>(),
+    ));
     let (tx, rx) = mpsc::channel::<(String, Outcome)>();
     let mut threads = Vec::new();
     for _ in 0..jobs.min(names.len()) {
@@ -262,10 +267,20 @@ pub fn run(opts: &Options) -> ExitCode {
             stop_after: opts.stop_after,
         };
         let stall = Duration::from_secs(opts.stall.max(1));
+        let progress = progress.clone();
         threads.push(std::thread::spawn(move || loop {
             let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
-            let Some(name) = next else { break };
+            let Some((key, name)) = next else { break };
+            progress.started(key, &name);
             let outcome = supervise_worker(&exe, &name, python.as_deref(), &suite, stall);
+            progress.finished(
+                key,
+                if outcome.killed() {
+                    "killed"
+                } else {
+                    "not killed"
+                },
+            );
             if tx.send((name, outcome)).is_err() {
                 break;
             }
@@ -282,27 +297,30 @@ pub fn run(opts: &Options) -> ExitCode {
             (_, true) => "killed",
             (_, false) => "SURVIVED",
         };
-        outln!(
-            "  {name:<38} {mark:<8} {:>5.1} s  {}",
-            outcome.wall.as_secs_f64(),
-            if name == BASELINE && !outcome.killed() {
-                format!("{} case(s) passed", outcome.passed)
-            } else {
-                outcome.cell()
-            }
-        );
-        if !outcome.flaky.is_empty() {
+        progress.suspend(|| {
             outln!(
-                "  {:<38} (failed once, then passed: {})",
-                "",
-                outcome.flaky.join(", ")
+                "  {name:<38} {mark:<8} {:>5.1} s  {}",
+                outcome.wall.as_secs_f64(),
+                if name == BASELINE && !outcome.killed() {
+                    format!("{} case(s) passed", outcome.passed)
+                } else {
+                    outcome.cell()
+                }
             );
-        }
+            if !outcome.flaky.is_empty() {
+                outln!(
+                    "  {:<38} (failed once, then passed: {})",
+                    "",
+                    outcome.flaky.join(", ")
+                );
+            }
+        });
         results.push((name, outcome));
     }
     for t in threads {
         let _ = t.join();
     }
+    progress.close();
     let wall = started.elapsed();
     let baseline = results
         .iter()

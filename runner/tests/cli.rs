@@ -866,3 +866,48 @@ fn a_known_failures_list_that_is_not_a_regular_file_is_refused() {
         assert!(start.elapsed() < std::time::Duration::from_secs(20));
     }
 }
+
+/// A run waiting on a hung case says so on stderr, once per interval, naming the case in flight
+/// and how long it has waited (stdout keeps its marks); `--progress off` says nothing.
+#[test]
+fn a_run_waiting_on_a_case_says_which_and_for_how_long() {
+    let args = |progress: &'static str| {
+        vec![
+            "run",
+            "--adapter",
+            "python3 runner/examples/naive_legacy_adapter.py",
+            "--filter",
+            "discovery.legacy.fifo-skill-yml",
+            "--hang-bound",
+            "4",
+            "--progress",
+            progress,
+            "--progress-interval",
+            "1",
+        ]
+    };
+    let out = skillspec(&args("lines"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = lines_starting(&err, "progress: ");
+    assert!(lines.len() >= 2, "{}", text(&out));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("progress: 0 of 1 cases after ")
+                && l.contains("; in flight: discovery.legacy.fifo-skill-yml for ")),
+        "{err}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("progress:"),
+        "progress went to stdout"
+    );
+    let quiet = skillspec(&args("off"));
+    assert!(
+        !String::from_utf8_lossy(&quiet.stderr).contains("progress:"),
+        "{}",
+        text(&quiet)
+    );
+    // The interval is at least a second.
+    let zero = skillspec(&["run", "--progress-interval", "0"]);
+    assert_eq!(zero.status.code(), Some(2), "{}", text(&zero));
+}

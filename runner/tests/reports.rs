@@ -803,7 +803,7 @@ fn listed_unsafe_failures_and_unjudged_areas_are_shown_for_what_they_are() {
     assert!(!page.contains("result: ok"), "the headline says ok");
     for want in [
         "<p class=\"statement c-unsafe\">result: UNSAFE. 1 unsafe (1 of them listed as known);",
-        "<td class=\"n c-unsafe\" data-kind=\"unsafe\">1<span class=\"label\">1 listed as known</span></td>",
+        "<td class=\"n c-unsafe\" data-count=\"unsafe\">1<span class=\"label\">1 listed as known</span></td>",
         "<details class=\"case\" id=\"case-read.leak\" data-area=\"read\" data-statuses=\"known-failure unsafe\">",
         "<span class=\"badge c-unsafe\" title=\"alpha 1.0\">unsafe failure (listed as known)</span>",
         "exposure <code>outside-content</code>: content the model must never see reached it",
@@ -816,7 +816,7 @@ fn listed_unsafe_failures_and_unjudged_areas_are_shown_for_what_they_are() {
     // The read area's cell of the matrix is red, not the grey of a known failure.
     assert!(
         page.contains(
-            "<td class=\"cell c-unsafe\"><a href=\"#r1-area-read\">1/2 (1 unsafe)</a></td>"
+            "<td class=\"cell c-unsafe\"><a href=\"#r1-area-read\">1/2 (1 unsafe, listed)</a></td>"
         ),
         "the read area is not red"
     );
@@ -824,6 +824,119 @@ fn listed_unsafe_failures_and_unjudged_areas_are_shown_for_what_they_are() {
         !page.contains(">0/3") && !page.contains(">0/2"),
         "a cell says 0/N"
     );
+}
+
+/// The texts of the `td[data-count]` cells of `html` from `start` on, up to the first
+/// `</table>`, by key.
+fn count_cells(html: &str, start: &str) -> Vec<(String, String)> {
+    let from = html
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start:?} in the page"));
+    let table = &html[from..];
+    let table = &table[..table.find("</table>").expect("table end")];
+    table
+        .split("data-count=\"")
+        .skip(1)
+        .map(|cell| {
+            let (key, rest) = cell.split_once("\">").expect("cell");
+            let text = rest.split("</td>").next().expect("cell end");
+            (key.to_owned(), text.to_owned())
+        })
+        .collect()
+}
+
+/// One set of numbers on the page: the overview's row and the report section's counts are the
+/// same cells, each case in one column, and an error listed as a known failure is counted as an
+/// error there, in the matrix and in the result line (it used to read "0 errored" beside 95
+/// listed errors). The legend explains every chip colour, and "what to fix first" lists the
+/// unsafe failure, then the clause with the most failures.
+#[test]
+fn the_page_has_one_set_of_numbers_and_hides_no_error_behind_a_list() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut r = known_unsafe_report("alpha");
+    let mut cases = r["cases"].as_array().expect("cases").clone();
+    let mut broke = cases[0].clone();
+    broke["id"] = json!("read.broke");
+    broke["status"] = json!("error");
+    broke["verdict"] = json!("known-failure");
+    broke["error"] = json!("the adapter broke: a traceback");
+    cases.push(broke);
+    r["known_failures"]
+        .as_array_mut()
+        .expect("list")
+        .push(json!("read.broke"));
+    r["cases"] = json!(cases);
+    r["summary"] = summary_of(&cases);
+    let a = put(dir.path(), "alpha", &r);
+    let md = skillspec(&["report", "markdown", p(&a)]);
+    let md = String::from_utf8(md.stdout).expect("UTF-8");
+    assert!(
+        md.contains("; 1 errored (1 of them listed as known); 8 cases"),
+        "{md}"
+    );
+
+    let out = dir.path().join("page.html");
+    let run = skillspec(&["report", "html", p(&out), p(&a)]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let page = std::fs::read_to_string(&out).expect("page");
+    let overview = count_cells(&page, "<table class=\"overview\">");
+    let section = count_cells(&page, "<table class=\"summary\">");
+    assert_eq!(overview, section, "the overview and the section disagree");
+    let n = |key: &str| -> usize {
+        let cell = &section.iter().find(|(k, _)| k == key).expect(key).1;
+        cell.split('<')
+            .next()
+            .expect("n")
+            .parse()
+            .expect("a number")
+    };
+    assert_eq!(n("errored"), 1);
+    assert!(
+        section
+            .iter()
+            .any(|(k, v)| k == "errored" && v.contains("1 listed as known")),
+        "{section:?}"
+    );
+    let parts: usize = section
+        .iter()
+        .filter(|(k, _)| k != "total")
+        .map(|(k, _)| n(k))
+        .sum();
+    assert_eq!(parts, n("total"), "the columns do not add up: {section:?}");
+    assert_eq!(n("total"), 8);
+    // The matrix says what the listed cases showed.
+    assert!(
+        page.contains(">1/3 (1 unsafe, listed; 1 error, listed)</a></td>"),
+        "the read area's cell hides the listed error"
+    );
+    // The legend: every status the filter knows, with its meaning.
+    let legend = &page[page.find("<section id=\"legend\">").expect("legend")..];
+    let legend = &legend[..legend.find("</section>").expect("legend end")];
+    for class in [
+        "unsafe",
+        "permissive",
+        "different",
+        "error",
+        "not-exercised",
+        "unsupported",
+        "pass",
+    ] {
+        assert!(
+            legend.contains(&format!("<span class=\"badge c-{class}\">")),
+            "no legend for {class}"
+        );
+    }
+    // What to fix first: the unsafe case, then the clause with the most failures.
+    let fix = &page[page.find("<section id=\"fix-first\">").expect("fix first")..];
+    let fix = &fix[..fix.find("</section>").expect("fix first end")];
+    let unsafe_at = fix
+        .find("<code>read.leak</code></a> exposed <code>outside-content</code> (listed as known)")
+        .expect("the unsafe case first");
+    let clause_at = fix
+        .find("<code>run.errors</code></a>: 2 of its 2 case(s)")
+        .expect("the clause with the most failures");
+    assert!(unsafe_at < clause_at, "{fix}");
+    assert!(page.find("id=\"fix-first\"") < page.find("id=\"matrix\""));
 }
 
 #[test]

@@ -230,6 +230,31 @@ pub struct RunArgs {
     /// --jobs 1.
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub jobs: Option<u16>,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
+}
+
+/// The progress display of `run` and `mutants`, on stderr.
+#[derive(Args, Clone, Copy)]
+pub struct ProgressArgs {
+    /// How progress shows on stderr: `auto` (a live bar with the cases in flight when stderr is
+    /// a terminal, else a plain line every --progress-interval seconds), `bar`, `lines`, `off`.
+    #[arg(long, value_name = "HOW", value_enum, default_value_t = crate::progress::Mode::Auto)]
+    pub progress: crate::progress::Mode,
+    /// Seconds between the plain progress lines (at least 1).
+    #[arg(long, value_name = "SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub progress_interval: u64,
+}
+
+impl ProgressArgs {
+    /// The display these options choose for this process's stderr.
+    pub fn display(&self) -> crate::progress::Display {
+        crate::progress::Display::choose(
+            self.progress,
+            std::time::Duration::from_secs(self.progress_interval),
+        )
+    }
 }
 
 // The options of `mutants` (its help is the doc comment of `Command::Mutants`).
@@ -270,6 +295,8 @@ pub struct MutantsArgs {
     /// Internal: run the suite in this process with this mutant (`none`: no mutant).
     #[arg(long, value_name = "NAME", hide = true)]
     pub worker: Option<String>,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// A dialect of the suite, by name (`--for-information`).

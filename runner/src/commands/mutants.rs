@@ -20,6 +20,7 @@ pub fn mutants(args: MutantsArgs) -> ExitCode {
         stop_after,
         list,
         worker,
+        progress,
     } = args;
     if let Some(name) = worker {
         let suite = mutants::WorkerSuite {
@@ -41,6 +42,7 @@ pub fn mutants(args: MutantsArgs) -> ExitCode {
             cases,
             case_filter,
             stop_after,
+            progress: progress.display(),
         })
     }
 }

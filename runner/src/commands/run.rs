@@ -2,6 +2,7 @@
 //! [`crate::execution::run_suite`], with the run's terminal account ([`Terminal`]), reports,
 //! known failures and exit code.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -17,6 +18,7 @@ use crate::implementations::adapter::{Adapter, Record};
 use crate::implementations::reference::Reference;
 use crate::implementations::{ImplError, Implementation};
 use crate::output::{self, out, outln};
+use crate::progress::Progress;
 use crate::protocol::ImplInfo;
 use crate::reports::merge;
 use crate::reports::{self, one_line, visible, ReportCase, RunReport};
@@ -115,8 +117,10 @@ pub fn run(args: RunArgs) -> ExitCode {
         jobs: args.jobs.map_or_else(default_jobs, usize::from),
         ..Policy::default()
     };
-    let mut terminal = Terminal::new(&args, &plan);
+    let progress = Progress::start(args.progress.display(), "cases", plan.cases.len());
+    let mut terminal = Terminal::new(&args, &plan, progress);
     let outcome = run_suite(&plan.cases, &start, &opts, &policy, &mut terminal);
+    terminal.progress.close();
     if let Some(e) = &outcome.not_started {
         let fault = e.clone().into_fault();
         eprintln!(
@@ -158,15 +162,23 @@ struct Terminal<'a> {
     column: usize,
     /// The details printed after the marks, with each case's position (printed in suite order).
     details: Vec<(usize, String)>,
+    /// The progress display on stderr.
+    progress: Progress,
+    /// The marks are left out: the live bar on stderr counts the cases, and stdout is the same
+    /// terminal.
+    no_marks: bool,
 }
 
 impl<'a> Terminal<'a> {
-    fn new(args: &'a RunArgs, plan: &'a Plan<'a>) -> Terminal<'a> {
+    fn new(args: &'a RunArgs, plan: &'a Plan<'a>, progress: Progress) -> Terminal<'a> {
+        let no_marks = progress.is_bar() && std::io::stdout().is_terminal();
         Terminal {
             args,
             plan,
             column: 0,
             details: Vec::new(),
+            progress,
+            no_marks,
         }
     }
 
@@ -215,7 +227,12 @@ impl Observer for Terminal<'_> {
         );
     }
 
+    fn case_started(&mut self, position: usize, case: &Case) {
+        self.progress.started(position, &case.id);
+    }
+
     fn case_finished(&mut self, position: usize, case: &Case, outcome: &CaseOutcome) {
+        self.progress.finished(position, ended_as(&outcome.status));
         let report_case = ReportCase::from(case);
         let known = self.plan.known_failures.contains(&case.id);
         let mut described = reports::describe(&report_case, outcome);
@@ -224,7 +241,11 @@ impl Observer for Terminal<'_> {
                 .push_str("  listed as a known failure, but passed: remove it from the list\n");
         }
         if self.args.verbose {
-            out!("{described}");
+            self.progress.suspend(|| out!("{described}"));
+        } else if self.no_marks {
+            if reports::Verdict::of(&outcome.status, known).is_bad() {
+                self.details.push((position, described));
+            }
         } else {
             let mark = match outcome.status {
                 Status::Pass => '.',
@@ -253,6 +274,19 @@ impl Observer for Terminal<'_> {
         output::closed().then(|| {
             "stdout was closed (its reader went away) or could not be written, so the run stopped early".to_owned()
         })
+    }
+}
+
+/// How a case ended, in the progress display's counts.
+fn ended_as(status: &Status) -> &'static str {
+    match status {
+        Status::Pass => "passed",
+        Status::NotExercised(_) => "not exercised",
+        Status::Fail(_) => "failed",
+        Status::Unsupported(_) => "unsupported",
+        Status::Skipped(_) => "skipped",
+        Status::Error { .. } => "errored",
+        Status::NotRun => "not run",
     }
 }
 

@@ -115,6 +115,8 @@ pub struct AreaConformance {
     pub unsafe_known: usize,
     pub permissive_known: usize,
     pub different_known: usize,
+    /// Errored cases listed as known failures (counted in `known_failures`).
+    pub errored_known: usize,
     /// The features the UNSUPPORTED cases need.
     pub unsupported_features: BTreeSet<String>,
     /// Cases that reached the implementation.
@@ -143,6 +145,7 @@ impl AreaConformance {
             (Verdict::KnownFailure, Some(FailureKind::Unsafe)) => self.unsafe_known += 1,
             (Verdict::KnownFailure, Some(FailureKind::Permissive)) => self.permissive_known += 1,
             (Verdict::KnownFailure, Some(FailureKind::Different)) => self.different_known += 1,
+            (Verdict::KnownFailure, None) => self.errored_known += 1,
             _ => {}
         }
         match &r.outcome.status {
@@ -370,6 +373,7 @@ impl AreaConformance {
             let kinds: Vec<String> = [
                 (self.unsafe_known, "unsafe"),
                 (self.permissive_known, "permissive"),
+                (self.errored_known, "errored"),
             ]
             .into_iter()
             .filter(|(n, _)| *n > 0)
@@ -470,6 +474,36 @@ impl Conformance {
     /// Of those, the ones listed as known failures.
     pub fn different_known(&self) -> usize {
         self.headline().map(|a| a.different_known).sum()
+    }
+
+    /// Every errored case, listed as known or not: an error is never hidden by a list (it says
+    /// the implementation could not be judged there), in every dialect.
+    pub fn errored_total(&self) -> usize {
+        self.areas
+            .values()
+            .map(|a| a.all().errored + a.errored_known)
+            .sum()
+    }
+
+    /// Of those, the ones listed as known failures.
+    pub fn errored_known(&self) -> usize {
+        self.areas.values().map(|a| a.errored_known).sum()
+    }
+
+    /// The permissive and different failures, listed as known or not, of the dialects run for
+    /// information: counted in their dialect's statement, never in the headline's kinds.
+    pub fn for_information_failures(&self) -> usize {
+        self.dialects
+            .iter()
+            .filter(|(name, _)| self.for_information.contains(*name))
+            .map(|(_, a)| {
+                let c = a.all();
+                c.permissive_failures
+                    + c.different_failures
+                    + a.permissive_known
+                    + a.different_known
+            })
+            .sum()
     }
 
     /// Every area and level added up.

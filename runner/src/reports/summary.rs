@@ -127,7 +127,7 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
         "unsafe".to_owned()
     };
     let mut line = format!(
-        "{verdict}. {}; {}; {}; {} passed; {} not exercised; {} unsupported; {} errored; {} cases",
+        "{verdict}. {}; {}; {}; {} passed; {} not exercised; {} unsupported; {}; {} cases",
         with_known(
             conformance.unsafe_total(),
             &unsafe_word,
@@ -146,7 +146,11 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
         t.passed,
         t.not_exercised,
         t.unsupported,
-        t.errored,
+        with_known(
+            conformance.errored_total(),
+            "errored",
+            conformance.errored_known()
+        ),
         t.total()
     );
     if t.not_run > 0 {

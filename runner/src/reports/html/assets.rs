@@ -35,6 +35,8 @@ ul.cases li{margin:.3rem 0}
 details.case,tr[id],th[id],section{scroll-margin-top:5.5rem}
 table.matrix th.impl{max-width:18rem;word-break:break-word}.label{display:block;font-weight:normal;color:var(--muted);font-size:.8rem}
 table.overview td.statement{max-width:36rem}
+dl.legend{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.3rem 0}dl.legend dt,dl.legend dd{margin:0}
+div.fix{border-left:4px solid var(--line);padding-left:.8rem;margin:.6rem 0}div.fix ol{margin:.2rem 0}
 "#;
 
 pub(super) const JS: &str = r#"

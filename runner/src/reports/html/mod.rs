@@ -33,6 +33,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 mod assets;
+mod counts;
+mod fix_first;
+mod matrix;
 mod status;
 
 use super::view::{cut, ReportView};
@@ -40,10 +43,11 @@ use super::{
     clause_level, failure_label, level_word, mismatch_label, visible, CaseResult, LevelCounts,
     Verdict, LEVELS,
 };
-use crate::cases::clauses::CLAUSES;
 use crate::cases::Suite;
 use crate::execution::{FailureKind, Status};
 use assets::{csp_hash, CSS, JS};
+use counts::headline_class;
+use matrix::{by_clause, clause_group, clause_order, matrix};
 use status::{badge_word, filter_classes, status_class, status_word, STATUSES};
 
 /// Characters of one expected/actual value, error or stderr shown before it is cut.
@@ -88,200 +92,6 @@ pub fn anchor(text: &str) -> String {
     out
 }
 
-/// A cell of the matrix or a clause row: the cases of one report that cite one clause.
-#[derive(Default)]
-struct ClauseResult<'a> {
-    cases: Vec<CaseResult<'a>>,
-}
-
-impl ClauseResult<'_> {
-    fn count(&self, status: &str) -> usize {
-        self.cases
-            .iter()
-            .filter(|c| status_class(c) == status)
-            .count()
-    }
-
-    fn worst(&self) -> &'static str {
-        STATUSES
-            .iter()
-            .find(|s| self.count(s) > 0)
-            .copied()
-            .unwrap_or("none")
-    }
-
-    fn text(&self) -> String {
-        if self.cases.is_empty() {
-            return "–".into();
-        }
-        // Not judged at all (every case gated, or only a missing tool): say so, not `0/57`.
-        if let Some(short) = super::AreaConformance::of(&self.cases).short() {
-            return format!("{short} ({} cases)", self.cases.len());
-        }
-        let mut s = format!("{}/{}", self.count("pass"), self.cases.len());
-        let bad: Vec<String> = STATUSES
-            .iter()
-            .filter(|st| **st != "pass")
-            .filter_map(|st| {
-                let n = self.count(st);
-                (n > 0).then(|| format!("{n} {st}"))
-            })
-            .collect();
-        if !bad.is_empty() {
-            let _ = write!(s, " ({})", bad.join(", "));
-        }
-        s
-    }
-}
-
-fn clause_order(ids: &BTreeSet<&str>) -> Vec<String> {
-    let mut out: Vec<String> = CLAUSES
-        .iter()
-        .filter(|c| ids.contains(c.id))
-        .map(|c| c.id.to_owned())
-        .collect();
-    for id in ids {
-        if !out.iter().any(|x| x == id) {
-            out.push((*id).to_owned());
-        }
-    }
-    out
-}
-
-/// The rows a clause is grouped under in the matrix: its first segment (`read`), or, for a
-/// clause of a dialect other than the default, its first two (`agentskills.catalog`).
-fn clause_group(id: &str) -> &str {
-    let default = crate::cases::clauses::dialect_of(id)
-        .is_none_or(|d| d.name == crate::protocol::dialects::DEFAULT);
-    let segments = if default { 1 } else { 2 };
-    match id.match_indices('.').nth(segments - 1) {
-        Some((i, _)) => &id[..i],
-        None => id,
-    }
-}
-
-/// The dialect whose matrix lists a clause (its name; a clause the suite does not know is
-/// listed under the default dialect).
-fn clause_dialect(id: &str) -> &'static str {
-    crate::cases::clauses::dialect_of(id).map_or(crate::protocol::dialects::DEFAULT, |d| d.name)
-}
-
-fn by_clause(r: &ReportView) -> BTreeMap<&str, ClauseResult<'_>> {
-    let mut m: BTreeMap<&str, ClauseResult<'_>> = BTreeMap::new();
-    for c in r.cases() {
-        for cl in &c.case.clauses {
-            m.entry(cl.as_str()).or_default().cases.push(c);
-        }
-    }
-    m
-}
-
-/// The matrix: one table per dialect (SPEC.md, "Dialects"), clauses as rows grouped by area,
-/// one column per report, whose heading says what the implementation claims of that dialect.
-/// A group's row counts the cases citing any clause of the group, each once.
-fn matrix(out: &mut String, reports: &[ReportView], clauses: &[String]) {
-    let per_report: Vec<BTreeMap<&str, ClauseResult<'_>>> = reports.iter().map(by_clause).collect();
-    let _ = writeln!(
-        out,
-        "<section id=\"matrix\"><h2>Clauses × implementations</h2>\n<p class=\"muted\">One table per dialect. Each cell: cases passed of the cases citing the clause, then what did not pass; it links to the details. A column's heading says whether the implementation claims the dialect: the cases of a dialect it does not claim are unsupported, except the hardening cases, judged on their exposures alone.</p>"
-    );
-    let mut dialects: Vec<&'static str> = Vec::new();
-    for id in clauses {
-        let d = clause_dialect(id);
-        if !dialects.contains(&d) {
-            dialects.push(d);
-        }
-    }
-    for dialect in dialects {
-        let rows: Vec<&String> = clauses
-            .iter()
-            .filter(|id| clause_dialect(id) == dialect)
-            .collect();
-        let title = crate::protocol::dialects::lookup(dialect).map_or(dialect, |d| d.title);
-        let _ = writeln!(
-            out,
-            "<h3 id=\"matrix-{}\">dialect <code>{}</code>: {}</h3>",
-            anchor(dialect),
-            esc(dialect),
-            esc(title)
-        );
-        let _ = write!(
-            out,
-            "<table class=\"matrix\" data-dialect=\"{}\"><thead><tr><th scope=\"col\">clause</th><th scope=\"col\">level</th>",
-            esc(dialect)
-        );
-        for (i, r) in reports.iter().enumerate() {
-            let _ = write!(
-                out,
-                "<th scope=\"col\" class=\"impl\"><a href=\"#r{}\">{}</a><span class=\"label\">{}</span><span class=\"label claim\">{}</span></th>",
-                i + 1,
-                esc(&r.title()),
-                esc(&label(r)),
-                esc(&r.run.dialect_label(dialect))
-            );
-        }
-        let _ = writeln!(out, "</tr></thead><tbody>");
-        let mut group = "";
-        for id in rows {
-            let g = clause_group(id);
-            if g != group {
-                group = g;
-                let _ = write!(out, "<tr class=\"area\"><th colspan=\"2\">{}</th>", esc(g));
-                for (i, r) in reports.iter().enumerate() {
-                    let res = ClauseResult {
-                        cases: r
-                            .cases()
-                            .filter(|c| c.case.clauses.iter().any(|cl| clause_group(cl) == g))
-                            .collect(),
-                    };
-                    // The report's area section when it has one of that name, else the
-                    // group's first clause.
-                    let target = if r.cases().any(|c| c.case.area == g) {
-                        format!("area-{}", anchor(g))
-                    } else {
-                        format!("clause-{}", anchor(id))
-                    };
-                    let _ = write!(
-                        out,
-                        "<td class=\"cell c-{}\"><a href=\"#r{}-{}\">{}</a></td>",
-                        res.worst(),
-                        i + 1,
-                        target,
-                        esc(&res.text())
-                    );
-                }
-                let _ = writeln!(out, "</tr>");
-            }
-            let _ = write!(
-                out,
-                "<tr><th scope=\"row\"><code>{}</code></th><td>{}</td>",
-                esc(id),
-                level_word(clause_level(id))
-            );
-            for (i, m) in per_report.iter().enumerate() {
-                match m.get(id.as_str()) {
-                    Some(res) => {
-                        let _ = write!(
-                            out,
-                            "<td class=\"cell c-{}\"><a href=\"#r{}-clause-{}\">{}</a></td>",
-                            res.worst(),
-                            i + 1,
-                            anchor(id),
-                            esc(&res.text())
-                        );
-                    }
-                    None => {
-                        let _ = write!(out, "<td class=\"cell c-none\">–</td>");
-                    }
-                }
-            }
-            let _ = writeln!(out, "</tr>");
-        }
-        let _ = writeln!(out, "</tbody></table>");
-    }
-    let _ = writeln!(out, "</section>");
-}
-
 /// A short name for a report beside its implementation's (two runs of one implementation have
 /// the same title): the directory of a `report.json`, else the file name.
 pub fn label(r: &ReportView) -> String {
@@ -293,76 +103,6 @@ pub fn label(r: &ReportView) -> String {
     };
     name.map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_else(|| r.source.clone())
-}
-
-/// One row per report: its statement and main counts.
-fn overview(out: &mut String, reports: &[ReportView]) {
-    let _ = writeln!(
-        out,
-        "<section id=\"overview\"><h2>Overview</h2><table class=\"overview\"><tr><th>implementation</th><th>statement</th><th>passed</th><th>not exercised</th><th>unsafe</th><th>permissive</th><th>different</th><th>other problems</th><th>not applicable</th><th>cases</th></tr>"
-    );
-    for (i, r) in reports.iter().enumerate() {
-        let t = r.conformance.all();
-        let c = &r.conformance;
-        // Each kind counts every failed case of that kind, listed as known or not (a runtime
-        // whose failures are all listed is still unsafe where it is); a known failure without
-        // a kind (an error) is one of the other problems.
-        let kinds = [
-            (c.unsafe_total(), c.unsafe_known(), "unsafe"),
-            (c.permissive_total(), c.permissive_known(), "permissive"),
-            (c.different_total(), c.different_known(), "different"),
-        ];
-        let known_kinds: usize = kinds.iter().map(|k| k.1).sum();
-        let known_other = t.known_failures.saturating_sub(known_kinds);
-        let other = t.errored + t.not_run + t.fixed + known_other;
-        let na = t.unsupported + t.skipped;
-        let known = |n: usize| {
-            if n > 0 {
-                format!("<span class=\"label\">{n} listed as known</span>")
-            } else {
-                String::new()
-            }
-        };
-        let cls = |n: usize, c: &'static str| if n > 0 { c } else { "none" };
-        let _ = write!(
-            out,
-            "<tr><th><a href=\"#r{}\">{}</a><span class=\"label\">{}</span></th><td class=\"statement c-{}\">{}</td><td class=\"n c-{}\">{}</td>",
-            i + 1,
-            esc(&r.title()),
-            esc(&label(r)),
-            headline_class(r),
-            esc(&r.result()),
-            cls(t.passed, "pass"),
-            t.passed,
-        );
-        let _ = write!(out, "<td class=\"n\">{}</td>", t.not_exercised);
-        for (n, k, class) in kinds {
-            let _ = write!(
-                out,
-                "<td class=\"n c-{}\" data-kind=\"{class}\">{n}{}</td>",
-                cls(n, class),
-                known(k)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "<td class=\"n c-{}\">{other}{}</td><td class=\"n\">{na}</td><td class=\"n\">{}</td></tr>",
-            cls(other, "error"),
-            known(known_other),
-            t.total()
-        );
-    }
-    let _ = writeln!(out, "</table></section>");
-}
-
-/// The class of a report's headline: the colour of its [`super::result_word`].
-fn headline_class(r: &ReportView) -> &'static str {
-    match super::result_word(&r.run, &r.conformance) {
-        "UNSAFE" => "unsafe",
-        "PERMISSIVE" => "permissive",
-        "FAILED" => "error",
-        _ => "pass",
-    }
 }
 
 fn case_link(c: &CaseResult<'_>) -> String {
@@ -450,33 +190,14 @@ fn failure_list(out: &mut String, heading: &str, class: &str, cases: &[CaseResul
     let _ = writeln!(out, "</ul>");
 }
 
-/// The status class of the cases a count of [`LevelCounts::named`] counts.
-fn count_class(name: &str) -> &'static str {
-    match name {
-        "passed" => "pass",
-        "not_exercised" => "not-exercised",
-        "unsafe" => "unsafe",
-        "permissive" => "permissive",
-        "different" => "different",
-        "known_failures" => "known-failure",
-        "fixed" => "fixed",
-        "unsupported" => "unsupported",
-        "skipped" => "skipped",
-        "errored" => "error",
-        "not_run" => "not-run",
-        _ => "none",
-    }
-}
-
 /// One report's section: its heading, the counts, the table by area and level, the failure
 /// lists and the table by clause. `i` numbers the section (anchors are `r{i + 1}-...`).
 fn report_section(out: &mut String, i: usize, r: &ReportView, clauses: &[String]) {
     let n = i + 1;
     report_heading(out, n, r);
-    // The counts: report.json's summary, with the failures split by kind.
-    let t = r.conformance.all();
-    summary_table(out, &t);
-    levels_table(out, n, r, &t);
+    // The counts: the overview's, case for case.
+    counts::summary_table(out, r);
+    levels_table(out, n, r, &r.conformance.all());
     failure_lists(out, r);
     clauses_table(out, n, r, clauses);
 }
@@ -525,25 +246,6 @@ fn report_heading(out: &mut String, n: usize, r: &ReportView) {
             esc(&s.reason)
         );
     }
-}
-
-/// The summary table: each count of `t` (all areas and levels together) and the total.
-fn summary_table(out: &mut String, t: &LevelCounts) {
-    let mut cols: Vec<(&str, usize)> = t.named().to_vec();
-    cols.push(("total", t.total()));
-    let _ = write!(out, "<table class=\"summary\"><tr>");
-    for (name, _) in &cols {
-        let _ = write!(out, "<th>{}</th>", name.replace('_', " "));
-    }
-    let _ = write!(out, "</tr><tr>");
-    for (name, v) in &cols {
-        let class = if *v > 0 { count_class(name) } else { "none" };
-        let _ = write!(
-            out,
-            "<td class=\"n c-{class}\" data-count=\"{name}\">{v}</td>"
-        );
-    }
-    let _ = writeln!(out, "</tr></table>");
 }
 
 /// The table by area and level: one row per level an area has cases of, with the counts of
@@ -920,7 +622,7 @@ pub fn render(reports: &[ReportView], suite: Result<&Suite, &str>) -> String {
     );
     let _ = writeln!(
         out,
-        "<header><h1>skillspec conformance report</h1><p class=\"muted\">{} report(s), written by skillspec {}</p><nav><a href=\"#overview\">overview</a><a href=\"#matrix\">clauses × implementations</a>",
+        "<header><h1>skillspec conformance report</h1><p class=\"muted\">{} report(s), written by skillspec {}</p><nav><a href=\"#overview\">overview</a><a href=\"#fix-first\">fix first</a><a href=\"#legend\">colours</a><a href=\"#matrix\">clauses × implementations</a>",
         reports.len(),
         env!("CARGO_PKG_VERSION")
     );
@@ -934,7 +636,9 @@ pub fn render(reports: &[ReportView], suite: Result<&Suite, &str>) -> String {
         );
     }
     let _ = writeln!(out, "<a href=\"#cases\">cases</a></nav></header>");
-    overview(&mut out, reports);
+    counts::overview(&mut out, reports);
+    fix_first::fix_first(&mut out, reports);
+    fix_first::legend(&mut out);
     matrix(&mut out, reports, &clauses);
     for (i, r) in reports.iter().enumerate() {
         report_section(&mut out, i, r, &clauses);
