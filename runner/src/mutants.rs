@@ -427,6 +427,13 @@ fn supervise_worker(
     let mut command = Command::new(exe);
     command
         .args(["mutants", "--worker", name])
+        // The workers of this run share their `exclusive:` names with one another only: a real
+        // runtime's run holding a name machine-wide (`.ci/adapters` beside the mutants in CI)
+        // would otherwise stall a worker past `--stall` and fail the unmutated reference.
+        .env(
+            crate::execution::run::EXCLUSIVE_SCOPE_VAR,
+            format!("mutants-{}", std::process::id()),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());

@@ -178,15 +178,32 @@ struct GroupLock {
     _socket: Option<std::os::unix::net::UnixListener>,
 }
 
+/// The environment variable that narrows the `exclusive:` locks to the processes that share its
+/// value: `skillspec mutants` gives its workers one of their own, so that a mutant's run of the
+/// reference (bounded by its own rules) never waits, and is never judged hung, while a real
+/// runtime's run elsewhere on the machine holds a name for minutes.
+pub const EXCLUSIVE_SCOPE_VAR: &str = "SKILLSPEC_EXCLUSIVE_SCOPE";
+
 impl GroupLock {
-    /// Takes the name if no other process holds it: `None` while one does.
+    /// Takes the name, in this process's scope ([`EXCLUSIVE_SCOPE_VAR`]), if no other process
+    /// holds it: `None` while one does.
     fn try_take(name: &str) -> Option<GroupLock> {
+        let scope = std::env::var(EXCLUSIVE_SCOPE_VAR).unwrap_or_default();
+        GroupLock::try_take_in(&scope, name)
+    }
+
+    /// Takes the name within `scope` (empty: the whole machine).
+    fn try_take_in(scope: &str, name: &str) -> Option<GroupLock> {
         #[cfg(target_os = "linux")]
         {
             use std::os::linux::net::SocketAddrExt;
             use std::os::unix::net::{SocketAddr, UnixListener};
-            let Ok(addr) = SocketAddr::from_abstract_name(format!("skillspec-exclusive-{name}"))
-            else {
+            let lock = if scope.is_empty() {
+                format!("skillspec-exclusive-{name}")
+            } else {
+                format!("skillspec-exclusive-{scope}-{name}")
+            };
+            let Ok(addr) = SocketAddr::from_abstract_name(lock) else {
                 return Some(GroupLock { _socket: None });
             };
             match UnixListener::bind_addr(&addr) {
@@ -199,7 +216,7 @@ impl GroupLock {
         }
         #[cfg(not(target_os = "linux"))]
         {
-            let _ = name;
+            let _ = (scope, name);
             Some(GroupLock { _socket: None })
         }
     }
@@ -711,6 +728,29 @@ mod tests {
         first.done(0);
         assert_eq!(try_take(&second), Some(0));
         second.done(0);
+    }
+
+    /// A scope narrows a name to the processes that share it: a name held machine-wide (or in
+    /// another scope) does not block it, and within the scope it is held as ever.
+    #[test]
+    fn an_exclusive_scope_is_apart_from_the_machine() {
+        let name = format!("scoped-{}", std::process::id());
+        let machine = GroupLock::try_take_in("", &name);
+        assert!(machine.as_ref().is_some_and(|l| l._socket.is_some()));
+        assert!(
+            GroupLock::try_take_in("", &name).is_none(),
+            "held machine-wide"
+        );
+        let scoped = GroupLock::try_take_in("mutants-1", &name);
+        assert!(
+            scoped.is_some(),
+            "a scope does not wait for the machine's holder"
+        );
+        assert!(
+            GroupLock::try_take_in("mutants-1", &name).is_none(),
+            "held within its scope"
+        );
+        assert!(GroupLock::try_take_in("mutants-2", &name).is_some());
     }
 
     /// A case the implementation will not send (UNSUPPORTED for it) takes no `exclusive:` name:
