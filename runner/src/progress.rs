@@ -121,7 +121,8 @@ impl Progress {
         let ticking = Arc::clone(&inner);
         let handle = std::thread::spawn(move || ticking.tick_every(tick));
         *lock(&inner.ticker) = Some(handle);
-        inner.draw();
+        // The bar first shows when an item starts: what the run prints before (its header)
+        // comes first.
         Progress { inner: Some(inner) }
     }
 
@@ -232,7 +233,8 @@ impl Inner {
 
     fn describe(&self, s: &State) -> Line {
         let elapsed = self.began.elapsed();
-        let left = (s.done > 0 && s.done < self.total).then(|| {
+        // No estimate once every item left is in flight: their waits say more.
+        let left = (s.done > 0 && self.total - s.done > s.in_flight.len()).then(|| {
             let per = elapsed.as_secs_f64() / s.done as f64;
             Duration::from_secs_f64(per * (self.total - s.done) as f64)
         });

@@ -206,25 +206,31 @@ impl Observer for Terminal<'_> {
             1 => String::new(),
             n => format!(" on {n} workers"),
         };
-        outln!(
-            "running {} case(s) from {} against {}{side_by_side}",
-            self.plan.cases.len(),
-            one_line(&crate::suite::describe_source(self.args.cases.as_deref())),
-            one_line(&format!("{} {}", info.name, info.version))
-        );
-        if self.args.cases.is_none() && Path::new("spec-cases").is_dir() {
-            outln!("(./spec-cases is not used: pass --cases spec-cases to run it)");
-        }
-        if let Some(warning) = crate::protocol::features::unknown_warning(&info.unknown_features) {
-            outln!("{}", one_line(&warning));
-        }
+        self.progress.suspend(|| {
+            outln!(
+                "running {} case(s) from {} against {}{side_by_side}",
+                self.plan.cases.len(),
+                one_line(&crate::suite::describe_source(self.args.cases.as_deref())),
+                one_line(&format!("{} {}", info.name, info.version))
+            );
+            if self.args.cases.is_none() && Path::new("spec-cases").is_dir() {
+                outln!("(./spec-cases is not used: pass --cases spec-cases to run it)");
+            }
+            if let Some(warning) =
+                crate::protocol::features::unknown_warning(&info.unknown_features)
+            {
+                outln!("{}", one_line(&warning));
+            }
+        });
     }
 
     fn worker_lost(&mut self, worker: usize, error: &ImplError) {
-        eprintln!(
-            "skillspec: worker {worker}'s adapter could not start, the other workers run its cases: {}",
-            one_line(&error.message())
-        );
+        self.progress.suspend(|| {
+            eprintln!(
+                "skillspec: worker {worker}'s adapter could not start, the other workers run its cases: {}",
+                one_line(&error.message())
+            )
+        });
     }
 
     fn case_started(&mut self, position: usize, case: &Case) {
