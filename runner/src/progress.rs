@@ -278,11 +278,15 @@ impl Line {
     /// "412 of 996 cases after 3 min 12 s, about 4 min left (400 passed, 2 failed); in flight:
     /// a.b for 45 s, c.d for 12 s".
     fn one_line(&self) -> String {
+        let noun = if self.total == 1 {
+            self.noun.trim_end_matches('s')
+        } else {
+            self.noun
+        };
         let mut text = format!(
-            "{} of {} {} after {}",
+            "{} of {} {noun} after {}",
             self.done,
             self.total,
-            self.noun,
             duration(self.elapsed)
         );
         if let Some(left) = self.left {

@@ -893,13 +893,16 @@ fn a_run_waiting_on_a_case_says_which_and_for_how_long() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("progress: 0 of 1 cases after ")
+            .any(|l| l.starts_with("progress: 0 of 1 case after ")
                 && l.contains("; in flight: discovery.legacy.fifo-skill-yml for ")),
         "{err}"
     );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("progress:"), "progress went to stdout");
+    // One case is one case, not "1 cases".
     assert!(
-        !String::from_utf8_lossy(&out.stdout).contains("progress:"),
-        "progress went to stdout"
+        stdout.contains("; 1 case\n") && !stdout.contains("1 cases"),
+        "{stdout}"
     );
     let quiet = skillspec(&args("off"));
     assert!(
@@ -907,7 +910,20 @@ fn a_run_waiting_on_a_case_says_which_and_for_how_long() {
         "{}",
         text(&quiet)
     );
-    // The interval is at least a second.
-    let zero = skillspec(&["run", "--progress-interval", "0"]);
-    assert_eq!(zero.status.code(), Some(2), "{}", text(&zero));
+    // The interval is at least a second; no wait is longer than a week (a deadline of now plus
+    // 2^63 s overflowed the clock: a thread panicked and the run hung).
+    for bad in [
+        ["--progress-interval", "0"],
+        ["--step-timeout", "9223372036854775807"],
+        ["--hang-bound", "18446744073709551615"],
+        ["--progress-interval", "604801"],
+    ] {
+        let refused = skillspec(&["run", bad[0], bad[1]]);
+        assert_eq!(
+            refused.status.code(),
+            Some(2),
+            "{bad:?}: {}",
+            text(&refused)
+        );
+    }
 }

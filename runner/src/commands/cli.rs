@@ -6,6 +6,10 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::reports::merge::Partition;
 
+/// The longest wait any option of seconds takes: a week. Far above any real bound, and far below
+/// the values whose deadline (now + seconds) a clock cannot hold.
+pub const MAX_SECONDS: u64 = 7 * 24 * 3600;
+
 #[derive(Parser)]
 #[command(
     name = "skillspec",
@@ -188,14 +192,14 @@ pub struct RunArgs {
     /// Seconds to wait for any one adapter response (at least 1). A case that declares
     /// `bounded:` waits `--hang-bound` instead.
     #[arg(long, value_name = "SECS", default_value_t = 60,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=MAX_SECONDS))]
     pub step_timeout: u64,
     /// Seconds a request of a `bounded:` case (a FIFO, a socket, a link loop, a 4 GiB sparse
     /// file in its tree) may go unanswered before the runtime counts as hung (`unbounded`),
     /// whatever `--step-timeout` says: well above any finite answer, so that neither the step
     /// timeout nor the machine's load decides the verdict.
     #[arg(long, value_name = "SECS", default_value_t = 300,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=MAX_SECONDS))]
     pub hang_bound: u64,
     /// Also run the cases of this dialect when the implementation does not claim it, for
     /// information: judged by its rules, counted under `NAME VERSION (not claimed; for
@@ -243,7 +247,7 @@ pub struct ProgressArgs {
     pub progress: crate::progress::Mode,
     /// Seconds between the plain progress lines (at least 1).
     #[arg(long, value_name = "SECS", default_value_t = 60,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=MAX_SECONDS))]
     pub progress_interval: u64,
 }
 
@@ -277,7 +281,8 @@ pub struct MutantsArgs {
     #[arg(long, value_name = "PATH")]
     pub python: Option<PathBuf>,
     /// Seconds a case may go without an answer before the mutant's run counts it as hung.
-    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    #[arg(long, value_name = "SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_SECONDS))]
     pub stall: u64,
     /// Run the cases of this directory instead of the embedded suite (while writing a case).
     #[arg(long, value_name = "DIR")]

@@ -121,7 +121,8 @@ pub(super) fn describe_raw(case: &ReportCase, outcome: &CaseOutcome) -> String {
             let missing = if missing.is_empty() {
                 String::new()
             } else {
-                format!(" ({} is missing)", missing.join(" and "))
+                let verb = if missing.len() == 1 { "is" } else { "are" };
+                format!(" ({} {verb} missing)", missing.join(" and "))
             };
             // The kind on a line of its own: tools and tests match the `FAIL <id>` line exactly.
             let _ = writeln!(s, "FAIL {id}");

@@ -259,8 +259,9 @@ fn one(out: &mut String, r: &ReportView) {
     let _ = writeln!(out, "## {}\n", md(&r.title()));
     let _ = writeln!(out, "**{}**\n", md(&r.result()));
     let mut meta = format!(
-        "{} cases from {}, skillspec {}",
+        "{} {} from {}, skillspec {}",
         r.run.results.len(),
+        super::conformance::plural(r.run.results.len(), "case", "cases"),
         md(&r.source),
         md(&r.runner_version)
     );

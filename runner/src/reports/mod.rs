@@ -56,8 +56,9 @@ fn needs_escape(c: char, keep_breaks: bool) -> bool {
         || matches!(
             c,
             '\u{061c}'
-                | '\u{200e}'
-                | '\u{200f}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{feff}'
                 | '\u{202a}'..='\u{202e}'
                 | '\u{2028}'
                 | '\u{2029}'
@@ -83,7 +84,8 @@ fn escaped(text: &str, keep_breaks: bool) -> Cow<'_, str> {
 }
 
 /// `text` with every control character but `\n` and `\t` (C0, DEL, C1), the Unicode
-/// bidirectional controls, the line and paragraph separators and the non-characters U+FFFE/U+FFFF written as `\u{1b}`-style
+/// bidirectional controls, the invisible format characters (zero-width space, joiners, word
+/// joiner, invisible operators, the byte order mark), the line and paragraph separators and the non-characters U+FFFE/U+FFFF written as `\u{1b}`-style
 /// escapes. What remains is safe on a terminal and allowed in XML 1.0. For a block of lines the
 /// runner composes; a value printed within one line goes through [`one_line`].
 pub fn visible(text: &str) -> Cow<'_, str> {

@@ -127,7 +127,7 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
         "unsafe".to_owned()
     };
     let mut line = format!(
-        "{verdict}. {}; {}; {}; {} passed; {} not exercised; {} unsupported; {}; {} cases",
+        "{verdict}. {}; {}; {}; {} passed; {} not exercised; {} unsupported; {}; {} {}",
         with_known(
             conformance.unsafe_total(),
             &unsafe_word,
@@ -151,7 +151,8 @@ pub fn result_line(report: &RunReport, conformance: &Conformance) -> String {
             "errored",
             conformance.errored_known()
         ),
-        t.total()
+        t.total(),
+        if t.total() == 1 { "case" } else { "cases" }
     );
     if t.not_run > 0 {
         line.push_str(&format!(" ({} not run: the run stopped early)", t.not_run));

@@ -597,3 +597,40 @@ fn people_see_the_end_of_a_long_tail() {
     assert_eq!(tail_for_people(&wide).len(), TAIL_BYTES);
     assert_eq!(tail_for_people("short"), "short");
 }
+
+/// Two missing tools "are" missing; one "is" (a failure's line said "X and Y is missing").
+#[test]
+fn missing_tools_agree_with_their_verb() {
+    let c = case("run.x", "run");
+    let two = fail(vec![
+        Mismatch {
+            missing_tool: Some("skill_read_reference".into()),
+            ..Mismatch::interop("call outcome", "success", "error unknown_tool")
+        },
+        Mismatch {
+            missing_tool: Some("skill_run_script".into()),
+            ..Mismatch::interop("call outcome", "success", "error unknown_tool")
+        },
+    ]);
+    let text = describe(&ReportCase::from(&c), &two);
+    assert!(
+        text.contains("(skill_read_reference and skill_run_script are missing)"),
+        "{text}"
+    );
+    let one = describe(&ReportCase::from(&c), &missing_tool_fail());
+    assert!(
+        text.contains(" are missing") && one.contains("(skill_run_script is missing)"),
+        "{one}"
+    );
+}
+
+/// Invisible format characters are written as escapes wherever the runner prints outside text
+/// (check-tree printed a zero-width space and a byte order mark in a skill id raw).
+#[test]
+fn invisible_format_characters_are_escaped() {
+    assert_eq!(
+        one_line("a\u{200b}b\u{feff}c\u{2060}d\u{200d}"),
+        "a\\u{200b}b\\u{feff}c\\u{2060}d\\u{200d}"
+    );
+    assert_eq!(visible("plain é 日本"), "plain é 日本");
+}
