@@ -108,7 +108,12 @@ fn fields(read: &Read<'_>, dir_name: &[u8], problems: &mut Vec<Problem>) -> Prop
     let line = |key: &str| key_line(read.frontmatter, key);
     let get = |key: &str| root.get(key);
     check_name(get("name"), dir_name, line("name"), problems);
-    check_description(get("description"), line("description"), problems);
+    check_description(
+        get("description"),
+        line("description"),
+        comment_hint(read.frontmatter, "description"),
+        problems,
+    );
     check_optional(read, problems);
     let mut metadata = std::collections::BTreeMap::new();
     if let Some(Tree::Mapping(pairs)) = get("metadata") {
@@ -201,15 +206,36 @@ fn check_name(value: Option<&Tree>, dir_name: &[u8], line: usize, out: &mut Vec<
     }
 }
 
+/// The fix for a `key:` whose value starts with `#` (`description: #1 tool`): YAML reads `#`
+/// after a space as a comment, so the key holds nothing (null).
+fn comment_hint(frontmatter: &str, key: &str) -> Option<String> {
+    frontmatter.split('\n').find_map(|line| {
+        let value = line.strip_prefix(key)?.strip_prefix(':')?;
+        let value = value.trim_start_matches([' ', '\t']).trim_end();
+        value.starts_with('#').then(|| {
+            format!(
+                "`#` after `{key}:` starts a YAML comment, so `{key}` is empty; quote the whole value: {key}: \"{}\"",
+                value.replace('\\', "\\\\").replace('"', "\\\"")
+            )
+        })
+    })
+}
+
 /// The rules of `description`.
 // spec: agentskills.description.required
-fn check_description(value: Option<&Tree>, line: usize, out: &mut Vec<Problem>) {
+fn check_description(
+    value: Option<&Tree>,
+    line: usize,
+    comment: Option<String>,
+    out: &mut Vec<Problem>,
+) {
     let hint = "add a `description:` saying what the skill does and when to use it";
     let steps = steps();
     match value.map(|t| (t, string(t))) {
         None => out.push(must(DESCRIPTION_REQUIRED, 1, "no `description`", hint)),
         Some((t, None)) => {
             let message = format!("`description` is not a string: {}", shown(&text_of(t)));
+            let hint = comment.as_deref().unwrap_or(hint);
             out.push(must(DESCRIPTION_REQUIRED, line, message, hint));
         }
         Some((_, Some(d))) if (steps.blank_description)(d) => {

@@ -242,6 +242,22 @@ fn the_frontmatter_is_read_by_the_crate_s_rules() {
     assert!(p.message.contains("line 3 of SKILL.md"), "{}", p.message);
 }
 
+/// `description: #1 tool` reads as null (a YAML comment): the fix says so and how to quote it.
+#[test]
+fn a_value_starting_with_a_hash_is_hinted_as_a_comment() {
+    let v = check("s", "name: s\ndescription: #1 tool for \"x\"");
+    let p = problem(&v, "agentskills.description.required");
+    assert_eq!(p.line, Some(3));
+    assert_eq!(
+        p.hint,
+        "`#` after `description:` starts a YAML comment, so `description` is empty; quote the whole value: description: \"#1 tool for \\\"x\\\"\""
+    );
+    let v = check("s", "name: s\ndescription: 5");
+    assert!(!problem(&v, "agentskills.description.required")
+        .hint
+        .contains('#'));
+}
+
 #[test]
 fn lines_point_at_the_key_and_messages_escape_controls() {
     let text = "\u{feff}---\n# comment\nname: Bad\ndescription: d\n---\n";
