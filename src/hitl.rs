@@ -33,6 +33,7 @@ use crate::run_script::{check_args, PASSED_ENV};
 use crate::safe_fs::{self, Use};
 use crate::skill_path::{self, PathScope};
 use crate::tools::{ErrorCode, ToolError, ToolResult};
+use crate::unseen;
 
 /// A script's output (stdout and stderr together) is cut at this many bytes (inclusive).
 pub const OUTPUT_LIMIT: usize = 262_144;
@@ -40,15 +41,14 @@ pub const OUTPUT_LIMIT: usize = 262_144;
 pub const MAX_FILE_BYTES: u64 = 262_144;
 
 /// Whether `c` can make a question read differently from what runs, besides the control
-/// characters (Cc) the core's argument rule refuses: a format character (general category Cf:
-/// the bidirectional embeddings, overrides, isolates and marks, zero-width characters, U+FEFF,
-/// U+2060...) or the line and paragraph separators U+2028 and U+2029.
+/// characters (Cc) the core's argument rule refuses: a character a reader does not see
+/// ([`unseen::is_unseen`]: a format character, Cf, such as the bidirectional embeddings,
+/// overrides, isolates and marks, the zero-width characters, U+FEFF and U+2060; the line and
+/// paragraph separators U+2028 and U+2029; the other default-ignorable code points, such as the
+/// Hangul fillers U+3164 and U+115F, the combining grapheme joiner U+034F and the variation
+/// selectors).
 pub fn misleads_the_question(c: char) -> bool {
-    use unicode_general_category::{get_general_category, GeneralCategory as G};
-    matches!(
-        get_general_category(c),
-        G::Format | G::LineSeparator | G::ParagraphSeparator
-    )
+    unseen::is_unseen(c)
 }
 
 /// Refuses a text shown in the question that holds a character of [`misleads_the_question`]
@@ -60,7 +60,7 @@ fn shown_plainly(what: &str, text: &str) -> Result<(), ToolError> {
             Err(ToolError::new(
                 ErrorCode::InvalidArgs,
                 format!(
-                    "{what} holds U+{:04X}, a format or separator character that could make the question read differently from what runs",
+                    "{what} holds U+{:04X}, a character a reader does not see (a format, separator or default-ignorable character) that could make the question read differently from what runs",
                     u32::from(c)
                 ),
             ))
@@ -503,6 +503,13 @@ mod tests {
             '\u{2028}',
             '\u{2029}',
             '\u{E0001}',
+            // Default-ignorable but not Cf (an independent probe found them passed): the
+            // Hangul fillers, the combining grapheme joiner, a variation selector.
+            '\u{3164}',
+            '\u{115F}',
+            '\u{FFA0}',
+            '\u{034F}',
+            '\u{FE0F}',
         ] {
             assert!(misleads_the_question(c), "U+{:04X}", u32::from(c));
             assert!(shown_plainly("x", &format!("a{c}b")).is_err());

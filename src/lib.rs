@@ -12,7 +12,8 @@
 //!    [`config`], [`tools`] (names, results, error codes), [`safe_fs`] (descriptor-relative,
 //!    symlink-refusing, size-capped file access), [`yaml`], [`frontmatter`], [`legacy`] (parsing
 //!    of untrusted metadata), [`skill_path`] (path text), [`policy`] (the allowlist),
-//!    [`trading`] (the blocklist), [`interpreter`] and [`process`] (helper lifecycle).
+//!    [`trading`] (the blocklist), [`interpreter`] and [`process`] (helper lifecycle),
+//!    [`unseen`] (characters a reader does not see).
 //! 2. The tools: [`discovery`] (the scan and the loaded guides), [`read_reference`] and
 //!    [`run_script`] (the two skill tools), [`prompt`] (the Skill Guides section);
 //!    [`agentskills`] (dialect `agentskills`: discovery in two scopes, the format validator, the
@@ -72,6 +73,7 @@ pub mod skill_path;
 pub mod tools;
 pub mod trading;
 pub mod trust;
+pub mod unseen;
 pub mod yaml;
 
 pub use config::Config;

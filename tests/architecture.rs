@@ -458,6 +458,7 @@ const REFERENCE_LAYERS: &[&[&str]] = &[
         "skill_path",
         "tools",
         "trading",
+        "unseen",
         "yaml",
     ],
     &[

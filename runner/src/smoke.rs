@@ -741,7 +741,13 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> io::Result<u8> {
     };
     let start = |_worker: usize| -> Result<Box<dyn Implementation>, ImplError> {
         let inspector: Box<dyn Inspector> = Box::new(checks.clone());
-        let adapter = Adapter::spawn_inspected(&opts.command, opts.timeout, None, Some(inspector))?;
+        let adapter = Adapter::spawn_inspected(
+            &opts.command,
+            opts.timeout,
+            Some(crate::protocol::transport::MEMORY_BOUND),
+            None,
+            Some(inspector),
+        )?;
         Ok(Box::new(adapter))
     };
     let mut account = Account {

@@ -694,8 +694,9 @@ fn a_process_per_case_adapter_is_restarted_before_each_case() {
 }
 
 /// `skillspec adapter` answers each request line it cannot take (not UTF-8, not JSON, nested
-/// 100,000 deep, not an object) with a protocol error of no `seq`, valid against the response
-/// schema, and goes on serving: the good request after each bad line is answered.
+/// 100,000 deep, not an object) with a protocol error, valid against the response schema, and
+/// goes on serving: the good request after each bad line is answered. The error's `seq` is the
+/// line's own when the line is an object with a valid one (PROTOCOL.md, "Errors"), else `null`.
 #[test]
 fn the_adapter_answers_bad_request_lines_with_errors_and_goes_on() {
     use std::io::Write;
@@ -704,21 +705,51 @@ fn the_adapter_answers_bad_request_lines_with_errors_and_goes_on() {
         line.push_str(&close.repeat(100_000));
         line.into_bytes()
     };
-    let bad: Vec<(Vec<u8>, &str)> = vec![
-        (b"{\"type\": \"st\xffart\"}".to_vec(), "UTF-8"),
-        (b"\xc3\x28 garbage".to_vec(), "UTF-8"),
-        (b"not json".to_vec(), "bad request"),
-        (b"{\"type\": \"start\", ".to_vec(), "bad request"),
-        (deep("[", "]"), "bad request"),
-        (deep("{\"a\":", "}"), "bad request"),
-        (b"[1, 2]".to_vec(), "bad request"),
-        (b"\"start\"".to_vec(), "bad request"),
-        (b"null".to_vec(), "bad request"),
-        (b"{\"type\": \"warp\"}".to_vec(), "bad request"),
+    let null = serde_json::Value::Null;
+    let seq = |n: u64| serde_json::Value::from(n);
+    let bad: Vec<(Vec<u8>, &str, serde_json::Value)> = vec![
+        (b"{\"type\": \"st\xffart\"}".to_vec(), "UTF-8", null.clone()),
+        (b"\xc3\x28 garbage".to_vec(), "UTF-8", null.clone()),
+        (b"not json".to_vec(), "bad request", null.clone()),
+        (
+            b"{\"type\": \"start\", ".to_vec(),
+            "bad request",
+            null.clone(),
+        ),
+        (deep("[", "]"), "bad request", null.clone()),
+        (deep("{\"a\":", "}"), "bad request", null.clone()),
+        (b"[1, 2]".to_vec(), "bad request", null.clone()),
+        (b"\"start\"".to_vec(), "bad request", null.clone()),
+        (b"null".to_vec(), "bad request", null.clone()),
+        (
+            b"{\"type\": \"warp\"}".to_vec(),
+            "bad request",
+            null.clone(),
+        ),
+        (
+            b"{\"type\": \"warp\", \"seq\": 7}".to_vec(),
+            "bad request",
+            seq(7),
+        ),
+        (
+            b"{\"type\": \"step\", \"seq\": 9, \"index\": \"one\"}".to_vec(),
+            "bad request",
+            seq(9),
+        ),
+        (
+            b"{\"type\": \"case_end\", \"seq\": -1}".to_vec(),
+            "bad request",
+            null.clone(),
+        ),
+        (
+            b"{\"type\": \"case_end\", \"seq\": \"3\"}".to_vec(),
+            "bad request",
+            null.clone(),
+        ),
     ];
     let good = br#"{"type":"start","protocol_version":2}"#;
     let mut input = Vec::new();
-    for (line, _) in &bad {
+    for (line, _, _) in &bad {
         input.extend_from_slice(line);
         input.push(b'\n');
         input.extend_from_slice(good);
@@ -746,12 +777,12 @@ fn the_adapter_answers_bad_request_lines_with_errors_and_goes_on() {
         .map(|l| serde_json::from_str(l).expect("answers are JSON"))
         .collect();
     assert_eq!(answers.len(), 2 * bad.len(), "{}", text(&out));
-    for (pair, (line, words)) in answers.chunks(2).zip(&bad) {
+    for (pair, (line, words, seq)) in answers.chunks(2).zip(&bad) {
         let shown = String::from_utf8_lossy(&line[..line.len().min(40)]);
         let (error, started) = (&pair[0], &pair[1]);
         assert!(schema.is_valid(error), "{error}");
         assert_eq!(error["type"], "error", "{shown}: {error}");
-        assert_eq!(error["seq"], serde_json::Value::Null, "{shown}: {error}");
+        assert_eq!(&error["seq"], seq, "{shown}: {error}");
         let message = error["message"].as_str().unwrap();
         assert!(message.contains(words), "{shown}: {message}");
         assert!(

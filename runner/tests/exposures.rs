@@ -120,6 +120,61 @@ fn a_hang_is_unsafe_only_where_the_case_plants_what_hangs() {
     assert_eq!(plain["status"], "error", "{text}");
 }
 
+/// A runtime that reads a link to /dev/zero into memory is stopped at the run's memory bound
+/// (`--memory-bound`), long before the hang bound: in a `bounded:` case that is the hang the case
+/// plants (`unbounded`, the message says how much it held), in another case an error. Through
+/// `tests/adapters/hoards_a_read.py`, with a bound of 128 MiB.
+#[test]
+fn a_runtime_that_grows_without_bound_is_stopped_at_the_memory_bound() {
+    const ZERO: &str = "clauses: [read.regular-file]\ntree:\n  skills/alpha/SKILL.md: \"---\\nname: alpha\\ndescription: d\\n---\\n\"\n  skills/alpha/references/zero.txt: {symlink: /dev/zero}\nsteps:\n  - read: {skill: alpha, path: references/zero.txt}\n    expect: {error: invalid_path}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "read/zero-bounded",
+            format!("id: x.zero-bounded\nsummary: A link to /dev/zero is never read.\nbounded: a link to /dev/zero\n{ZERO}"),
+        ),
+        (
+            "read/zero-plain",
+            format!("id: x.zero-plain\nsummary: The same, without bounded.\n{ZERO}"),
+        ),
+    ];
+    let cases: Vec<(&str, String)> = cases.iter().map(|(f, t)| (*f, t.clone())).collect();
+    let began = std::time::Instant::now();
+    let r = common::run_cases(
+        dir.path(),
+        &cases,
+        "hoards_a_read.py",
+        &[
+            "--memory-bound",
+            "128",
+            "--step-timeout",
+            "120",
+            "--hang-bound",
+            "120",
+        ],
+        &[],
+    );
+    assert_eq!(r.code, Some(1), "{}", r.text);
+    assert!(
+        began.elapsed().as_secs() < 60,
+        "stopped by the memory bound, not a clock: {}",
+        r.text
+    );
+    let bounded = case(&r.report, "x.zero-bounded");
+    assert_eq!(bounded["failure_kind"], "unsafe", "{}", r.text);
+    assert_eq!(bounded["exposures"], serde_json::json!(["unbounded"]));
+    let got = bounded["mismatches"][0]["actual"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        got.contains("past the run's memory bound of 128 MiB"),
+        "{got}"
+    );
+    let plain = case(&r.report, "x.zero-plain");
+    assert_eq!(plain["status"], "error", "{}", r.text);
+    assert!(r.text.contains("memory bound"), "{}", r.text);
+}
+
 #[test]
 fn the_runner_itself_never_judges_a_passing_reference_unsafe() {
     // The reference passes the repository's suite with every canary planted: no canary is seen.

@@ -42,8 +42,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kit", "python"))
 import skillspec_kit as kit  # noqa: E402  (first: it takes over stdout before the runtime talks)
 
-from importlib import metadata  # noqa: E402
-
 # agent-framework logs its diagnostics (a skill skipped, a name that breaks a rule, a duplicate) with
 # `logging` at WARNING and ERROR: they go to stderr, which the runner keeps (the last 8 KiB).
 logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
@@ -74,8 +72,7 @@ READ = kit.MappedTool("skill_read_reference", SkillsProvider.READ_SKILL_RESOURCE
                       args={"skill": "skill_name", "path": "resource_name"})
 """``read_skill_resource(skill_name, resource_name)``, _skills.py:2818-2835 (the tool), 3006-3064."""
 
-MAPPED = {ACTIVATE.spec: ACTIVATE, READ.spec: READ}
-NATIVE_TO_SPEC = {t.native: t.spec for t in MAPPED.values()}
+TOOLS = kit.ToolMap(ACTIVATE, READ)
 
 # The provider's own answers: strings its tools return, which the loop hands the model as the
 # function result (no exception). Matched only on a result of the tool named.
@@ -140,13 +137,6 @@ NO_VALIDATE = (
 )
 
 
-def _installed_version():
-    try:
-        return metadata.version("agent-framework-core")
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        raise SystemExit("agent-framework adapter: agent-framework-core is not installed in this interpreter (%s); "
-                         "run runner/adapters/agent-framework/install" % sys.executable)
-
 
 class ScriptedClient(FunctionInvocationLayer, BaseChatClient):
     """A chat client with no provider: each call is recorded (the messages and the options, which
@@ -189,7 +179,7 @@ def tool_names_of(call):
 
 class AgentFramework(kit.Runtime):
     name = "agent-framework-core"
-    version = _installed_version()
+    version = kit.installed_version("agent-framework-core", "agent-framework")
     language = "python"
     features = ()
     # The open Agent Skills standard, as the suite pins it: "Follows the progressive-disclosure
@@ -203,7 +193,7 @@ class AgentFramework(kit.Runtime):
     # read_skill_resource returns only files the scan listed inside the skill's own directory
     # (_skills.py:3417-3571, 3754-3786).
     read_scope = "skill"
-    tool_names = kit.MappedTool.names(ACTIVATE, READ)
+    tool_names = TOOLS.names()
     lacks = {
         "skill_run_script": NO_RUN,
         "validate": NO_VALIDATE,
@@ -283,14 +273,10 @@ class AgentFramework(kit.Runtime):
 
     async def tools(self):
         calls, _ = await self.turn(self.agent, self.client)
-        return [NATIVE_TO_SPEC.get(n, n) for n in tool_names_of(calls[0])]
+        return TOOLS.spec_names(tool_names_of(calls[0]))
 
     async def call(self, tool, args):
-        mapped = MAPPED.get(tool)
-        if mapped is not None:
-            native, native_args = mapped.native, mapped.native_args(args)
-        else:
-            native, native_args = tool, args
+        native, native_args = TOOLS.native_call(tool, args)
         # The arguments as a provider hands them to the loop: the JSON text the model wrote.
         calls, response = await self.turn(self.agent, self.client,
                                           (native, json.dumps(native_args, ensure_ascii=False)))

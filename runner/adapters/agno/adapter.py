@@ -41,8 +41,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kit", "python"))
 import skillspec_kit as kit  # noqa: E402  (first: it takes over stdout before agno talks)
 
-from importlib import metadata  # noqa: E402
-
 try:
     from agno.agent import Agent  # noqa: E402
     from agno.models.base import Model  # noqa: E402
@@ -68,8 +66,7 @@ RUN = kit.MappedTool("skill_run_script", "get_skill_script",
 """agno's script tool, ``Skills._get_skill_script(skill_name, script_path, execute, args, timeout)``
 (agent_skills.py:176-183, 282-401): ``execute=True`` runs ``scripts/<script_path>``."""
 
-MAPPED = {t.spec: t for t in (ACTIVATE, READ, RUN)}
-NATIVE_TO_SPEC = {t.native: t.spec for t in (ACTIVATE, READ, RUN)}
+TOOLS = kit.ToolMap(ACTIVATE, READ, RUN)
 
 PREFIX = {READ.spec: ("path", "references/"), RUN.spec: ("script", "scripts/")}
 """The directory each native tool takes its path in (agent_skills.py:254, 330)."""
@@ -138,13 +135,6 @@ PIPELINE = kit.ErrorMap(
 NO_SELECTION = "agno 3.1.10's skills have no selection: every loaded skill is in the catalog (agent_skills.py:131-144)"
 
 
-def _installed_version():
-    try:
-        return metadata.version("agno")
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        raise SystemExit("agno adapter: agno is not installed in this interpreter (%s); "
-                         "run runner/adapters/agno/install" % sys.executable)
-
 
 @dataclass
 class ScriptedModel(Model):
@@ -205,7 +195,7 @@ def tool_name(spec):
 
 class Agno(kit.Runtime):
     name = "agno"
-    version = _installed_version()
+    version = kit.installed_version("agno", "agno")
     language = "python"
     features = ()
     # The open Agent Skills standard: skills/validator.py:1 ("Skill validation logic following the
@@ -215,7 +205,7 @@ class Agno(kit.Runtime):
     dialects = [{"name": "agentskills", "version": "2026-08", "mode": "strict"}]
     # SKILL.md only ("only uppercase supported", validator.py:248-251; loaders/local.py:44, 54).
     formats = ["skill-md"]
-    tool_names = kit.MappedTool.names(ACTIVATE, READ, RUN)
+    tool_names = TOOLS.names()
     lacks = {
         "nested-scan": (
             "agno 3.1.10's LocalSkills looks at its path and the path's direct children only: a "
@@ -305,14 +295,14 @@ class Agno(kit.Runtime):
     async def tools(self):
         self.client()
         calls = await self.turn(self.agent, self.model)
-        return [NATIVE_TO_SPEC.get(tool_name(t), tool_name(t)) for t in calls[0]["tools"]]
+        return TOOLS.spec_names(tool_name(t) for t in calls[0]["tools"])
 
     def native_call(self, tool, args):
         """The native tool and arguments for a call of ``tool`` (``native_path`` for the path)."""
-        mapped = MAPPED.get(tool)
+        native, native_args = TOOLS.native_call(tool, args)
+        mapped = TOOLS.get(tool)
         if mapped is None:
-            return tool, args
-        native_args = mapped.native_args(args)
+            return native, native_args
         if tool in PREFIX and isinstance(args, dict):
             key, prefix = PREFIX[tool]
             value = args.get(key)
@@ -335,7 +325,7 @@ class Agno(kit.Runtime):
         if not isinstance(text, str):
             raise kit.AdapterError("the tool message is not text: %r" % (type(text).__name__,))
         text = sendable(text)
-        if native not in NATIVE_TO_SPEC or PIPELINE.code(text) is not None:
+        if not TOOLS.is_native(native) or PIPELINE.code(text) is not None:
             return PIPELINE.error(text)
         if tool == ACTIVATE.spec:
             answer = parse_answer(text)

@@ -49,8 +49,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kit", "python"))
 import skillspec_kit as kit  # noqa: E402  (first: it takes over stdout before crewAI talks)
 
-from importlib import metadata  # noqa: E402
-
 # Offline, and nothing in the real home (README.md, "Two choices"): crewAI's telemetry is off
 # by its own switches (crewai_core/telemetry.py:354-359; console_formatter.py:74 skips the PyPI
 # version check), and HOME is a private directory of this process, so crewAI's settings and caches
@@ -86,6 +84,7 @@ VERSION = "1.15.30"
 
 ACTIVATE = kit.MappedTool("activate_skill", LOAD_SKILL_TOOL_NAME, args={"name": "skill_name"})
 """crewAI's activation tool: ``LoadSkillTool`` named ``load_skill`` (skills/tool.py:22, 34-69)."""
+TOOLS = kit.ToolMap(ACTIVATE)
 
 ANSWERS = kit.ErrorMap(
     # The load_skill tool's own answer: a string it returns, passed to the model as the tool's
@@ -141,13 +140,6 @@ NO_SELECTION = "crewai 1.15.30 has no skill selection: every loaded skill is in 
 ROLE, GOAL, BACKSTORY = "skillspec", "run the suite's step", "an agent driven by the skillspec adapter"
 REQUEST = "skillspec step"
 
-
-def _installed_version():
-    try:
-        return metadata.version("crewai")
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        raise SystemExit("crewai adapter: crewai is not installed in this interpreter (%s); "
-                         "run runner/adapters/crewai/install" % sys.executable)
 
 
 class ScriptedLLM(BaseLLM):
@@ -220,7 +212,7 @@ OBSERVATION = re.compile(r"\nObservation: ")
 
 class CrewAI(kit.Runtime):
     name = "crewai"
-    version = _installed_version()
+    version = kit.installed_version("crewai", "crewai")
     language = "python"
     features = ()
     # The open Agent Skills standard (skills/__init__.py:1 "Agent Skills standard implementation for
@@ -229,7 +221,7 @@ class CrewAI(kit.Runtime):
     dialects = [{"name": "agentskills", "version": "2026-08", "mode": "strict"}]
     # SKILL.md exactly (parser.py:30 SKILL_FILENAME, loader.py:76-78 is_file()); no skill.yml.
     formats = ["skill-md"]
-    tool_names = kit.MappedTool.names(ACTIVATE)
+    tool_names = TOOLS.names()
     lacks = {
         "skill_read_reference": NO_READ,
         "skill_run_script": NO_RUN,
@@ -306,13 +298,10 @@ class CrewAI(kit.Runtime):
 
     def tools(self):
         calls = self.turn(self.agent, self.llm)
-        return [ACTIVATE.spec if n == ACTIVATE.native else n for n in tool_names(calls[0])]
+        return TOOLS.spec_names(tool_names(calls[0]))
 
     def call(self, tool, args):
-        if tool == ACTIVATE.spec:
-            native, native_args = ACTIVATE.native, ACTIVATE.native_args(args)
-        else:
-            native, native_args = tool, args
+        native, native_args = TOOLS.native_call(tool, args)
         try:
             calls = self.turn(self.agent, self.llm, (native, json.dumps(native_args, ensure_ascii=False)))
         except Exception as e:  # the executor raised before answering the call (a non-object input)

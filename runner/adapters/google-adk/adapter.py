@@ -47,8 +47,6 @@ sys.path.insert(0, os.path.join(HERE, "..", "kit", "python"))
 import skillspec_kit as kit  # noqa: E402  (first: it takes over stdout before ADK talks)
 
 import base64  # noqa: E402
-from importlib import metadata  # noqa: E402
-
 # ADK logs its diagnostics (a skill skipped, a tool not found) with `logging` at WARNING: they go
 # to stderr, which the runner keeps (the last 8 KiB) for the report.
 logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="google-adk: %(levelname)s %(name)s: %(message)s")
@@ -84,7 +82,7 @@ READ = kit.MappedTool("skill_read_reference", "load_skill_resource",
                       result={"skill_name": "skill", "file_path": "path"})
 """ADK's reading tool: ``LoadSkillResourceTool``, tools/skill_toolset.py:1046-1273."""
 
-NATIVE = {ACTIVATE.native: ACTIVATE, READ.native: READ}
+TOOLS = kit.ToolMap(ACTIVATE, READ)
 
 ERRORS = kit.ErrorMap(
     # The skill tools answer a failure with {"error": text, "error_code": CODE}; the adapter
@@ -122,13 +120,6 @@ NO_NESTED = (
 
 NO_SELECTION = "google-adk 2.13.0's SkillToolset has no skill selection: every skill it holds is in the catalog (tools/skill_toolset.py:2776-2779)"
 
-
-def _installed_version():
-    try:
-        return metadata.version("google-adk")
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        raise SystemExit("google-adk adapter: google-adk is not installed in this interpreter (%s); "
-                         "run runner/adapters/google-adk/install" % sys.executable)
 
 
 class ScriptedModel(BaseLlm):
@@ -203,7 +194,7 @@ class Session:
 
 class GoogleAdk(kit.Runtime):
     name = "google-adk"
-    version = _installed_version()
+    version = kit.installed_version("google-adk", "google-adk")
     language = "python"
     features = ()
     # The open Agent Skills standard, as the suite pins it (SPEC.md "Dialect agentskills"):
@@ -214,7 +205,7 @@ class GoogleAdk(kit.Runtime):
     dialects = [{"name": "agentskills", "version": "2026-08", "mode": "strict"}]
     # SKILL.md, or skill.md when SKILL.md is absent (skills/_utils.py:190-195); no skill.yml.
     formats = ["skill-md"]
-    tool_names = kit.MappedTool.names(ACTIVATE, READ)
+    tool_names = TOOLS.names()
     # load_skill_resource returns only what load_skill_from_dir loaded from the skill's own
     # references/, assets/ and scripts/ (tools/skill_toolset.py:1129-1147, skills/_utils.py:234-236):
     # the skill's own files (the default scope, not sent).
@@ -292,11 +283,10 @@ class GoogleAdk(kit.Runtime):
     async def tools(self):
         calls = await self.session.turn()
         names = tool_names_of(calls[0])
-        return [NATIVE[n].spec if n in NATIVE else n for n in names]
+        return TOOLS.spec_names(names)
 
     async def call(self, tool, args):
-        mapped = next((m for m in NATIVE.values() if m.spec == tool), None)
-        native, native_args = (mapped.native, mapped.native_args(args)) if mapped else (tool, args)
+        native, native_args = TOOLS.native_call(tool, args)
         if not isinstance(native_args, dict):
             # genai's FunctionCall.args is an object (dict[str, Any]): the model cannot send anything else.
             raise kit.AdapterError("the arguments %s cannot be expressed: a google.genai FunctionCall's args is an object"

@@ -56,7 +56,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kit", "python"))
 import skillspec_kit as kit  # noqa: E402  (first: it takes over stdout before hermes talks)
 
-from importlib import metadata  # noqa: E402
 
 # No memory cap, no clock: hermes reads a file whole whatever its size (a 4 GiB sparse SKILL.md
 # takes it ~35 s and 8.4 GB), and what it then answers is its verdict, not the adapter's.
@@ -135,16 +134,9 @@ ERRORS = kit.ErrorMap(
 )
 
 
-def _hermes_version():
-    try:
-        return metadata.version("hermes-agent")
-    except metadata.PackageNotFoundError:
-        raise SystemExit("hermes adapter: hermes-agent is not installed in this interpreter (%s); run runner/adapters/hermes/install" % sys.executable)
-
-
 class Hermes(kit.Runtime):
     name = "hermes-agent"
-    version = _hermes_version()
+    version = kit.installed_version("hermes-agent", "hermes")
     features = ()
     # The rule set hermes claims (README.md, "Dialect agentskills"): the open Agent Skills
     # standard (Portable Skills' cases run only for information: `run` passes

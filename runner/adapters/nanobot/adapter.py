@@ -49,7 +49,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kit", "python"))
 import skillspec_kit as kit  # noqa: E402  (first: it takes over stdout before nanobot talks)
 
-from importlib import metadata  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 try:
@@ -77,6 +76,7 @@ NATIVE_READ = "read_file"
 loads a skill ("join them when using `read_file`", templates/agent/skills_section.md:3)."""
 
 READ = kit.MappedTool("skill_read_reference", NATIVE_READ)
+TOOLS = kit.ToolMap(READ)
 
 LINE_LIMIT = 16 * 1024 * 1024
 """The protocol's longest response line, in bytes (PROTOCOL.md, "Transport")."""
@@ -134,13 +134,6 @@ NO_NESTED = (
 
 NO_SELECTION = "nanobot-ai 0.3.5 has no skill selection: every skill is in the catalog (agent/skills.py:204-263)"
 
-
-def _installed_version():
-    try:
-        return metadata.version("nanobot-ai")
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        raise SystemExit("nanobot adapter: nanobot-ai is not installed in this interpreter (%s); "
-                         "run runner/adapters/nanobot/install" % sys.executable)
 
 
 class ScriptedProvider(LLMProvider):
@@ -216,7 +209,7 @@ def jsonable(value):
 
 class Nanobot(kit.Runtime):
     name = "nanobot-ai"
-    version = _installed_version()
+    version = kit.installed_version("nanobot-ai", "nanobot")
     language = "python"
     features = ()
     # The open Agent Skills standard: valid_skill_metadata "Return whether metadata satisfies the
@@ -229,7 +222,7 @@ class Nanobot(kit.Runtime):
     # read_file reads any path the process can (restrict_to_workspace is off by default,
     # loop.py:276; filesystem.py:297-319): wider than any scope the protocol names.
     read_scope = "case-root"
-    tool_names = kit.MappedTool.names(READ)
+    tool_names = TOOLS.names()
     lacks = {
         "skill_run_script": NO_RUN,
         "nested-scan": NO_NESTED,
@@ -355,8 +348,7 @@ class Nanobot(kit.Runtime):
         calls = await self.turn(self.loop, self.provider)
         if not calls:
             raise kit.AdapterError("the agent ended its turn without calling the model")
-        names = [tool_name(d) for d in calls[0]["tools"]]
-        return [READ.spec if n == READ.native else n for n in names]
+        return TOOLS.spec_names(tool_name(d) for d in calls[0]["tools"])
 
     async def call(self, tool, args):
         if tool == "activate_skill":

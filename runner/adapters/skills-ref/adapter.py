@@ -34,8 +34,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kit", "python"))
 import skillspec_kit as kit  # noqa: E402  (first: it takes over stdout before skills-ref talks)
 
-from importlib import metadata  # noqa: E402
-
 try:
     import skills_ref  # noqa: E402
     from skills_ref import SkillError  # noqa: E402
@@ -69,17 +67,10 @@ NO_TOOLS = (
 NO_SELECTION = "skills-ref 0.1.1 has no skill selection: its API is validate, read_properties and to_prompt (skills_ref/__init__.py:9-18)"
 
 
-def _installed_version():
-    try:
-        return metadata.version("skills-ref")
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        raise SystemExit("skills-ref adapter: skills-ref is not installed in this interpreter (%s); "
-                         "run runner/adapters/skills-ref/install" % sys.executable)
-
 
 class SkillsRef(kit.Runtime):
     name = "skills-ref"
-    version = _installed_version()
+    version = kit.installed_version("skills-ref", "skills-ref")
     language = "python"
     features = ()
     # The open Agent Skills standard, as the suite pins it (SPEC.md "Dialect agentskills"). A

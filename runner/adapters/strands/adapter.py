@@ -42,8 +42,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kit", "python"))
 import skillspec_kit as kit  # noqa: E402  (first: it takes over stdout before strands talks)
 
-from importlib import metadata  # noqa: E402
-
 # strands logs its diagnostics (a skill skipped, a name that breaks a rule, a collision) with
 # `logging` at WARNING: they go to stderr, which the runner keeps (the last 8 KiB) for the report.
 logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="strands-agents: %(levelname)s %(name)s: %(message)s")
@@ -63,6 +61,7 @@ NATIVE_ACTIVATE = "skills"
 """strands' activation tool: ``AgentSkills.skills(skill_name)``, agent_skills.py:160-185."""
 
 ACTIVATE = kit.MappedTool("activate_skill", NATIVE_ACTIVATE, args={"name": "skill_name"})
+TOOLS = kit.ToolMap(ACTIVATE)
 
 ANSWERS = kit.ErrorMap(
     # Answers of the `skills` tool itself: strings it returns, which the pipeline passes on with the
@@ -104,13 +103,6 @@ NO_NESTED = (
 
 NO_SELECTION = "strands-agents 1.62.0's skills plugin has no skill selection: every loaded skill is in the catalog (agent_skills.py:454-483)"
 
-
-def _installed_version():
-    try:
-        return metadata.version("strands-agents")
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        raise SystemExit("strands adapter: strands-agents is not installed in this interpreter (%s); "
-                         "run runner/adapters/strands/install" % sys.executable)
 
 
 class ScriptedModel(Model):
@@ -177,7 +169,7 @@ def tool_result_text(result):
 
 class Strands(kit.Runtime):
     name = "strands-agents"
-    version = _installed_version()
+    version = kit.installed_version("strands-agents", "strands")
     language = "python"
     features = ()
     # The open Agent Skills standard, as the suite pins it (SPEC.md "Dialect agentskills"):
@@ -187,7 +179,7 @@ class Strands(kit.Runtime):
     dialects = [{"name": "agentskills", "version": "2026-08", "mode": "lenient"}]
     # SKILL.md, or skill.md as a fallback (skill.py:41, agent_skills.py:68); no skill.yml.
     formats = ["skill-md"]
-    tool_names = kit.MappedTool.names(ACTIVATE)
+    tool_names = TOOLS.names()
     lacks = {
         "skill_read_reference": NO_READ,
         "skill_run_script": NO_RUN,
@@ -258,14 +250,10 @@ class Strands(kit.Runtime):
 
     async def tools(self):
         calls = await self.turn(self.agent, self.model)
-        names = [spec["name"] for spec in calls[0]["tool_specs"]]
-        return [ACTIVATE.spec if n == ACTIVATE.native else n for n in names]
+        return TOOLS.spec_names(spec["name"] for spec in calls[0]["tool_specs"])
 
     async def call(self, tool, args):
-        if tool == ACTIVATE.spec:
-            native, native_args = ACTIVATE.native, ACTIVATE.native_args(args)
-        else:
-            native, native_args = tool, args
+        native, native_args = TOOLS.native_call(tool, args)
         calls = await self.turn(self.agent, self.model, (native, json.dumps(native_args, ensure_ascii=False)))
         if len(calls) < 2:
             raise kit.AdapterError("the agent ended its turn without running the tool %r" % (native,))

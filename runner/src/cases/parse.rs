@@ -57,7 +57,10 @@ pub(super) struct RawCase {
 /// id (`discovery` for `discovery.portable.loads`).
 pub fn parse_case(file: &Path, area: Option<&str>, text: &str) -> Result<Case, CaseError> {
     let cx = Ctx { file };
-    let raw: RawCase = serde_saphyr::from_str(text).map_err(|e| {
+    // YAML 1.2's booleans only (`true`/`false`): a bare `y`, `no` or `on` in a step's arguments
+    // is the text it reads as, not YAML 1.1's boolean (probe O8).
+    let options = serde_saphyr::options! { strict_booleans: true };
+    let raw: RawCase = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
         // The snippet is headed with the file's name, not the parser's `<input>`.
         let name = file.display().to_string();
         let rendered = e.render_with_options(serde_saphyr::render_options! {

@@ -339,6 +339,24 @@ fn hitl_config_defaults_and_needs_its_feature() {
     assert!(e.message.contains("`asked`"), "{}", e.message);
 }
 
+/// A case file is YAML 1.2: a bare `y`, `no`, `on` or `off` in a step's arguments is that text,
+/// not YAML 1.1's boolean, so a case that reads the path `y` asks for `y` (probe O8).
+#[test]
+fn yaml_1_1_boolean_words_are_text() {
+    for word in ["y", "Y", "yes", "no", "n", "on", "Off"] {
+        let c = parse(&format!("{GOOD}  - read: {{skill: a, path: {word}}}\n")).expect("parses");
+        let Action::Implementation(WireStep::Call { args, .. }) = &c.steps[1].action else {
+            panic!("a read step");
+        };
+        assert_eq!(args["path"].as_str(), Some(word), "{word}");
+    }
+    let c = parse(&format!("{GOOD}  - read: {{skill: a, path: true}}\n")).expect("parses");
+    let Action::Implementation(WireStep::Call { args, .. }) = &c.steps[1].action else {
+        panic!("a read step");
+    };
+    assert_eq!(args["path"], serde_json::Value::Bool(true));
+}
+
 #[test]
 fn repeats_are_bounded_per_case_before_allocating() {
     let read = |times: u64| {

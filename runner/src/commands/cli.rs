@@ -10,6 +10,9 @@ use crate::reports::merge::Partition;
 /// the values whose deadline (now + seconds) a clock cannot hold.
 pub const MAX_SECONDS: u64 = 7 * 24 * 3600;
 
+/// The largest `--memory-bound`, in MiB: 1 PiB, more than any machine holds.
+pub const MAX_MEMORY_MIB: u64 = 1 << 30;
+
 #[derive(Parser)]
 #[command(
     name = "skillspec",
@@ -201,6 +204,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..=MAX_SECONDS))]
     pub hang_bound: u64,
+    /// MiB an adapter's processes (its command and everything it starts) may hold in memory
+    /// while a request is unanswered (at least 64; default 12 GiB). Past it they are killed at
+    /// once: in a `bounded:` case the runtime counts as hung (`unbounded`), elsewhere the case is
+    /// an error. Three times the largest file a case plants (4 GiB), so that no finite answer
+    /// reaches it, and a runtime that reads an endless file cannot take the machine's memory.
+    #[arg(long, value_name = "MIB", default_value_t = crate::protocol::transport::MEMORY_BOUND >> 20,
+          value_parser = clap::value_parser!(u64).range(64..=MAX_MEMORY_MIB))]
+    pub memory_bound: u64,
     /// Also run the cases of this dialect when the implementation does not claim it, for
     /// information: judged by its rules, counted under `NAME VERSION (not claimed; for
     /// information)`, never in the headline (SPEC.md, "Dialects"). Repeatable.

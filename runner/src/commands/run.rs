@@ -92,6 +92,7 @@ pub fn run(args: RunArgs) -> ExitCode {
         _ => None,
     };
     let timeout = Duration::from_secs(args.step_timeout);
+    let memory_bound = args.memory_bound.saturating_mul(1 << 20);
     let adapter = args.adapter.clone();
     let mode = match (&args.adapter, args.agentskills_mode.as_deref()) {
         (Some(_), Some(_)) => {
@@ -108,6 +109,7 @@ pub fn run(args: RunArgs) -> ExitCode {
             Some(cmd) => Box::new(Adapter::spawn(
                 cmd,
                 timeout,
+                Some(memory_bound),
                 record.as_ref().map(|r| r.for_worker(worker)),
             )?),
         })

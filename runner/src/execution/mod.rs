@@ -548,7 +548,7 @@ fn drive(
     imp.keep_answers(case.canaries.iter().any(|(_, e)| e.scanned()));
     match imp.start_case(seq, &case.id, &root.to_string_lossy(), &config) {
         Ok(()) => {}
-        Err(ImplError::Broken(fault)) if fault.timed_out && case.bounded.is_some() => {
+        Err(ImplError::Broken(fault)) if fault.out_of_bounds() && case.bounded.is_some() => {
             // The runtime scans when it starts: a hang there is the one a bounded case plants.
             return Ok(Status::Fail(Failure {
                 step: 1,
@@ -640,7 +640,8 @@ fn purpose_shown(case: &Case, m: Mismatch) -> Mismatch {
     }
 }
 
-/// A request of a `bounded` case left unanswered: the runtime hung on what the case plants.
+/// A request of a `bounded` case left unanswered within the runner's bounds (the hang bound, the
+/// memory bound): the runtime hung on what the case plants, or grew without bound reading it.
 fn hang(case: &Case, request: &str, fault: &Fault) -> Mismatch {
     // SPEC.md "How verdicts are judged" (a hang where a bounded answer is required)
     Mismatch::exposed(
@@ -901,7 +902,7 @@ fn drive_steps(
                     break;
                 }
                 Err(StepError::Impl(ImplError::Broken(fault)))
-                    if fault.timed_out && case.bounded.is_some() =>
+                    if fault.out_of_bounds() && case.bounded.is_some() =>
                 {
                     let hang = hang(case, &label, &fault);
                     return Err(StepError::Judged(Box::new(Status::Fail(Failure {

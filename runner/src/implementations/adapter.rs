@@ -150,6 +150,9 @@ impl Record {
 pub struct Adapter {
     command: String,
     timeout: Duration,
+    /// The most the adapter's processes may hold in memory while a request is outstanding
+    /// (`run --memory-bound`; `None`: unbounded).
+    memory_bound: Option<u64>,
     /// The running adapter; `None` after it broke, until the next case starts it again.
     transport: Option<Transport>,
     info: ImplInfo,
@@ -175,24 +178,28 @@ pub struct Adapter {
 impl Adapter {
     /// Starts `command` and performs the handshake. With `record`, every message in both
     /// directions is appended there as `{"worker":N,"direction":"sent"|"received","message":..}`.
+    /// `memory_bound` bounds what its processes may hold while a request is outstanding.
     pub fn spawn(
         command: &str,
         timeout: Duration,
+        memory_bound: Option<u64>,
         record: Option<Record>,
     ) -> Result<Adapter, ImplError> {
-        Adapter::spawn_inspected(command, timeout, record, None)
+        Adapter::spawn_inspected(command, timeout, memory_bound, record, None)
     }
 
     /// [`Adapter::spawn`], with `inspector` watching every exchange (then lenient).
     pub fn spawn_inspected(
         command: &str,
         timeout: Duration,
+        memory_bound: Option<u64>,
         record: Option<Record>,
         inspector: Option<Box<dyn Inspector>>,
     ) -> Result<Adapter, ImplError> {
         let mut adapter = Adapter {
             command: command.to_owned(),
             timeout,
+            memory_bound,
             transport: None,
             info: ImplInfo::default(),
             seq: 0,
@@ -212,7 +219,10 @@ impl Adapter {
     fn start(&mut self) -> Result<(), ImplError> {
         self.transport = None;
         let transport = match Transport::spawn(&self.command) {
-            Ok(t) => t,
+            Ok(mut t) => {
+                t.set_memory_bound(self.memory_bound);
+                t
+            }
             Err(e) => {
                 let fault = Fault::new(FaultKind::CannotStart {
                     command: self.command.clone(),

@@ -3,8 +3,9 @@
 //! protocol for adapter authors.
 //!
 //! A request line it cannot take (not UTF-8, not JSON, nested deeper than `serde_json`'s limit
-//! of 128, not a request object) is answered `{"type":"error","seq":null,...}` and the next line
-//! is served (PROTOCOL.md, "Errors").
+//! of 128, not a request object) is answered `{"type":"error","seq":null,...}`, with the line's
+//! own `seq` instead of `null` when it is an object with a valid one, and the next line is served
+//! (PROTOCOL.md, "Errors").
 
 use std::io::{BufRead, Write};
 
@@ -30,8 +31,8 @@ pub fn serve(
             line => parse_request(line),
         };
         let response = match request {
-            Err(bad) => Response::Error {
-                seq: None,
+            Err((bad, seq)) => Response::Error {
+                seq,
                 message: bad.to_string(),
             },
             Ok(Request::Stop) => return Ok(()),
@@ -110,16 +111,25 @@ impl std::fmt::Display for BadRequest {
 
 impl std::error::Error for BadRequest {}
 
-/// One request line, or why it is bad (PROTOCOL.md, "Errors": a bad request line is answered
-/// and the session goes on).
-fn parse_request(line: Result<&str, std::str::Utf8Error>) -> Result<Request, BadRequest> {
-    let line = line.map_err(|e| BadRequest::NotUtf8 {
-        valid_up_to: e.valid_up_to(),
+/// One request line, or why it is bad and the `seq` to answer it with (PROTOCOL.md, "Errors": a
+/// bad request line is answered, with its own `seq` when it is an object with a valid one, and
+/// the session goes on).
+fn parse_request(
+    line: Result<&str, std::str::Utf8Error>,
+) -> Result<Request, (BadRequest, Option<u64>)> {
+    let line = line.map_err(|e| {
+        let valid_up_to = e.valid_up_to();
+        (BadRequest::NotUtf8 { valid_up_to }, None)
     })?;
     if !line.trim_start().starts_with('{') {
-        return Err(BadRequest::NotAnObject);
+        return Err((BadRequest::NotAnObject, None));
     }
-    serde_json::from_str::<Request>(line).map_err(|e| BadRequest::NotARequest(e.to_string()))
+    serde_json::from_str::<Request>(line).map_err(|e| {
+        let seq = serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64));
+        (BadRequest::NotARequest(e.to_string()), seq)
+    })
 }
 
 fn error(seq: Option<u64>, e: ImplError) -> Response {

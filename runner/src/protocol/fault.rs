@@ -169,6 +169,13 @@ impl Fault {
         }
     }
 
+    /// Whether the request got no answer within the runner's bounds: its time ran out, or the
+    /// adapter's processes grew past the memory bound while it was outstanding. In a `bounded:`
+    /// case either is the hang the case plants (`unbounded`).
+    pub fn out_of_bounds(&self) -> bool {
+        self.timed_out || matches!(&self.kind, FaultKind::Transport(e) if e.is_over_memory())
+    }
+
     /// A fault known only by its message.
     pub fn message_only(message: impl Into<String>) -> Fault {
         Fault::new(FaultKind::Message(message.into()))

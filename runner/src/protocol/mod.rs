@@ -10,6 +10,7 @@
 //! - [`fault`]: what the runner knows when an implementation breaks, typed;
 //! - [`transport`]: the adapter's process and pipes, bounded;
 //! - [`live`]: the adapter process groups a run keeps alive, and the signal path;
+//! - [`memory`]: what an adapter's processes hold in memory (the run's memory bound);
 //! - [`schema`]: the embedded protocol schemas, checked by hand (for `skillspec smoke`).
 //!
 //! Clauses: PROTOCOL.md as a whole (messages, "Refusals", "Mapping a runtime's own tools",
@@ -20,6 +21,7 @@ pub mod dialects;
 pub mod fault;
 pub mod features;
 pub mod live;
+pub mod memory;
 pub mod schema;
 pub mod transport;
 

@@ -9,7 +9,11 @@
 //! - stderr is drained whenever the runner waits for the adapter, and only its last
 //!   [`STDERR_TAIL`] bytes are kept, as bytes (no encoding is assumed);
 //! - writing a request is part of the exchange, so an adapter that stops reading its stdin
-//!   cannot block the runner past the deadline.
+//!   cannot block the runner past the deadline;
+//! - while a request is outstanding, the adapter's processes are measured every
+//!   [`MEMORY_EVERY`] ([`crate::protocol::memory`]); past the run's memory bound they are killed
+//!   at once and the exchange fails ([`TransportError::OverMemory`]), so a runtime that reads an
+//!   endless file into memory cannot take the machine's memory from every other job.
 //!
 //! [`Transport::exchange`] is the strict exchange `run` uses; `smoke` uses its parts
 //! ([`Transport::check_quiet`], [`Transport::send`], [`Transport::read_line`]) to note what is
@@ -29,7 +33,7 @@ use rustix::io::Errno;
 use rustix::process::{Pid, Signal};
 
 use crate::protocol::fault::Exit;
-use crate::protocol::live;
+use crate::protocol::{live, memory};
 
 /// Longest accepted response line, in bytes (without its `\n`).
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -41,6 +45,13 @@ pub const STOP_GRACE: Duration = Duration::from_secs(1);
 pub const TERM_GRACE: Duration = Duration::from_secs(1);
 /// After SIGKILL, how long the runner waits to reap the adapter.
 pub const KILL_GRACE: Duration = Duration::from_secs(1);
+
+/// The run's default memory bound for an adapter's processes, in bytes: 12 GiB (`run
+/// --memory-bound`). Three times the largest file a case plants (4 GiB, sparse), so a runtime
+/// that reads it whole, even as bytes and a decoded copy, stays below it.
+pub const MEMORY_BOUND: u64 = 12 << 30;
+/// How often the adapter's memory is measured while a request is outstanding.
+pub const MEMORY_EVERY: Duration = Duration::from_millis(200);
 
 /// Bytes read per system call.
 const CHUNK: usize = 64 * 1024;
@@ -80,9 +91,17 @@ pub enum TransportError {
     StdoutClosed,
     /// Reading stdout failed.
     ReadFailed { error: String },
+    /// While the request was outstanding, the adapter's processes held `used` bytes, more than
+    /// the run's memory bound `bound`; they were killed.
+    OverMemory { bound: u64, used: u64 },
 }
 
 impl TransportError {
+    /// Whether the adapter grew past the memory bound while it owed the answer.
+    pub fn is_over_memory(&self) -> bool {
+        matches!(self, TransportError::OverMemory { .. })
+    }
+
     /// Whether the request's time ran out.
     pub fn is_timeout(&self) -> bool {
         matches!(
@@ -140,6 +159,12 @@ impl std::fmt::Display for TransportError {
             TransportError::ReadFailed { error } => {
                 write!(f, "reading the adapter's stdout: {error}")
             }
+            TransportError::OverMemory { bound, used } => write!(
+                f,
+                "the adapter's processes held {} while the request was unanswered, past the run's memory bound of {} (--memory-bound): they were killed",
+                memory::in_words(*used),
+                memory::in_words(*bound)
+            ),
         }
     }
 }
@@ -234,6 +259,10 @@ pub struct Transport {
     tail: Tail,
     /// A request was left half written: a `stop` line would be glued to it.
     torn: bool,
+    /// The most its processes may hold while a request is outstanding (`None`: unbounded).
+    memory_bound: Option<u64>,
+    /// When the processes were last measured.
+    measured: Instant,
 }
 
 fn nonblocking(fd: impl Into<OwnedFd>) -> io::Result<OwnedFd> {
@@ -278,6 +307,8 @@ impl Transport {
             pending: Vec::new(),
             tail: Tail::default(),
             torn: false,
+            memory_bound: None,
+            measured: Instant::now(),
         };
         // From here on, dropping `t` stops the process group.
         let missing = || io::Error::other("a pipe to the adapter is missing");
@@ -285,6 +316,31 @@ impl Transport {
         t.stdout = Some(nonblocking(child.stdout.take().ok_or_else(missing)?)?);
         t.stderr = Some(nonblocking(child.stderr.take().ok_or_else(missing)?)?);
         Ok(t)
+    }
+
+    /// Bounds what the adapter's processes may hold in memory while a request is outstanding.
+    pub fn set_memory_bound(&mut self, bound: Option<u64>) {
+        self.memory_bound = bound;
+    }
+
+    /// Fails, and kills the adapter's process group, when its processes hold more than the
+    /// memory bound (measured at most every [`MEMORY_EVERY`]).
+    fn check_memory(&mut self) -> Result<(), TransportError> {
+        let Some(bound) = self.memory_bound else {
+            return Ok(());
+        };
+        if self.measured.elapsed() < MEMORY_EVERY {
+            return Ok(());
+        }
+        self.measured = Instant::now();
+        match memory::resident_bytes(self.pid) {
+            Some(used) if used > bound => {
+                // At once: every further moment takes memory from the rest of the machine.
+                let _ = rustix::process::kill_process_group(self.pid, Signal::KILL);
+                Err(TransportError::OverMemory { bound, used })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The last bytes the adapter wrote to stderr, decoded lossily.
@@ -410,6 +466,10 @@ impl Transport {
                     total,
                 });
             }
+            if let Err(e) = self.check_memory() {
+                self.torn = written > 0;
+                return Err(e);
+            }
         }
         Ok(())
     }
@@ -450,6 +510,7 @@ impl Transport {
                     got: self.pending.len(),
                 });
             }
+            self.check_memory()?;
         }
         Err(TransportError::LineTooLong {
             preview: preview(&self.pending),
@@ -551,8 +612,13 @@ impl Transport {
                 fds.push(PollFd::new(fd, PollFlags::OUT));
             }
         }
-        // An interrupted poll just goes round again; the caller re-checks everything.
-        let _ = rustix::event::poll(&mut fds, Some(&timespec(deadline - now)));
+        // With a memory bound, wake at least every MEMORY_EVERY to measure. An interrupted or
+        // early poll just goes round again; the caller re-checks everything.
+        let mut until = deadline - now;
+        if self.memory_bound.is_some() {
+            until = until.min(MEMORY_EVERY);
+        }
+        let _ = rustix::event::poll(&mut fds, Some(&timespec(until)));
         true
     }
 

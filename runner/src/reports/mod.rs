@@ -50,22 +50,15 @@ use crate::execution::Status;
 
 pub use json::to_json;
 
-/// Whether `c` is written as an escape by [`visible`] (`keep_breaks`) or [`one_line`].
+/// Whether `c` is written as an escape by [`visible`] (`keep_breaks`) or [`one_line`]: a control
+/// character (but a line break and a tab where `keep_breaks`), a character a reader does not see
+/// (the reference's one definition, `unseen::is_unseen`: format characters such as U+200B and the
+/// bidirectional controls, U+2028/U+2029, the Hangul fillers, variation selectors...), or a
+/// noncharacter U+FFFE/U+FFFF.
 fn needs_escape(c: char, keep_breaks: bool) -> bool {
     (c.is_control() && !(keep_breaks && (c == '\n' || c == '\t')))
-        || matches!(
-            c,
-            '\u{061c}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{feff}'
-                | '\u{202a}'..='\u{202e}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{fffe}'
-                | '\u{ffff}'
-        )
+        || skillspec_reference::unseen::is_unseen(c)
+        || matches!(c, '\u{fffe}' | '\u{ffff}')
 }
 
 fn escaped(text: &str, keep_breaks: bool) -> Cow<'_, str> {

@@ -632,5 +632,11 @@ fn invisible_format_characters_are_escaped() {
         one_line("a\u{200b}b\u{feff}c\u{2060}d\u{200d}"),
         "a\\u{200b}b\\u{feff}c\\u{2060}d\\u{200d}"
     );
+    // Default-ignorable letters and marks render as nothing too: a Hangul filler, the combining
+    // grapheme joiner, a variation selector, a tag character.
+    assert_eq!(
+        one_line("a\u{3164}b\u{34f}c\u{fe0f}d\u{e0041}"),
+        "a\\u{3164}b\\u{34f}c\\u{fe0f}d\\u{e0041}"
+    );
     assert_eq!(visible("plain é 日本"), "plain é 日本");
 }

@@ -78,7 +78,7 @@ import os
 import re
 import sys
 import traceback
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -96,8 +96,10 @@ __all__ = [
     "MappedTool",
     "Refused",
     "Runtime",
+    "ToolMap",
     "Unmapped",
     "error",
+    "installed_version",
     "loaded",
     "ok",
     "refusal",
@@ -408,6 +410,60 @@ class MappedTool:
     def names(*tools: "MappedTool") -> Dict[str, str]:
         """``{spec name: native name}`` of ``tools``, for :attr:`Runtime.tool_names`."""
         return {t.spec: t.native for t in tools}
+
+
+class ToolMap:
+    """The runtime's mapped tools, both ways: the spec's name of a native tool the model is
+    offered, and the native call of a spec tool. A tool that is not mapped keeps its name and its
+    arguments (the case called it by the runtime's own name, or a name neither has)::
+
+        TOOLS = kit.ToolMap(ACTIVATE, READ)
+        tool_names = TOOLS.names()                       # for Runtime.tool_names
+        return TOOLS.spec_names(names_the_model_saw)     # the ``tools`` step
+        native, native_args = TOOLS.native_call(tool, args)
+    """
+
+    __slots__ = ("by_spec", "by_native")
+
+    def __init__(self, *tools: MappedTool):
+        self.by_spec = {t.spec: t for t in tools}
+        self.by_native = {t.native: t for t in tools}
+        if len(self.by_spec) != len(tools) or len(self.by_native) != len(tools):
+            raise ValueError("ToolMap: two mapped tools share a spec name or a native name")
+
+    def names(self) -> Dict[str, str]:
+        """``{spec name: native name}``, for :attr:`Runtime.tool_names`."""
+        return MappedTool.names(*self.by_spec.values())
+
+    def get(self, spec: str) -> Optional[MappedTool]:
+        """The mapped tool of spec name ``spec``, or ``None``."""
+        return self.by_spec.get(spec)
+
+    def is_native(self, name: str) -> bool:
+        """Whether ``name`` is the runtime's name of a mapped tool."""
+        return name in self.by_native
+
+    def spec_names(self, natives: Iterable[str]) -> List[str]:
+        """The names the model was offered, each mapped tool's under its spec name."""
+        return [self.by_native[n].spec if n in self.by_native else n for n in natives]
+
+    def native_call(self, tool: str, args: JSON) -> Tuple[str, JSON]:
+        """The runtime's tool and arguments for a call of ``tool`` with ``args``."""
+        mapped = self.by_spec.get(tool)
+        return (mapped.native, mapped.native_args(args)) if mapped is not None else (tool, args)
+
+
+def installed_version(distribution: str, adapter: str) -> str:
+    """The version of the installed Python distribution ``distribution`` (what the adapter
+    reports as the runtime's version), or an exit that says to run ``runner/adapters/<adapter>/
+    install`` when this interpreter does not have it."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        raise SystemExit("%s adapter: %s is not installed in this interpreter (%s); run runner/adapters/%s/install"
+                         % (adapter, distribution, sys.executable, adapter))
 
 
 DEFAULT_TIMEOUT_MS = 30000

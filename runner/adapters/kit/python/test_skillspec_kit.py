@@ -1238,6 +1238,41 @@ class Helpers(unittest.TestCase):
         with self.assertRaises(ValueError):
             kit.MappedTool("read_file", "x")
 
+    def test_a_tool_map_maps_both_ways_and_passes_the_rest_through(self):
+        activate = kit.MappedTool("activate_skill", "skills", args={"name": "skill_name"})
+        read = kit.MappedTool("skill_read_reference", "read_file")
+        tools = kit.ToolMap(activate, read)
+        self.assertEqual(tools.names(), {"activate_skill": "skills", "skill_read_reference": "read_file"})
+        self.assertEqual(tools.spec_names(["skills", "shell", "read_file"]), ["activate_skill", "shell", "skill_read_reference"])
+        self.assertEqual(tools.native_call("activate_skill", {"name": "a"}), ("skills", {"skill_name": "a"}))
+        self.assertEqual(tools.native_call("skills", {"name": "a"}), ("skills", {"name": "a"}))
+        self.assertEqual(tools.native_call("activate_skill", [1]), ("skills", [1]))
+        self.assertIs(tools.get("skill_read_reference"), read)
+        self.assertIsNone(tools.get("read_file"))
+        self.assertTrue(tools.is_native("read_file"))
+        self.assertFalse(tools.is_native("skill_read_reference"))
+        with self.assertRaises(ValueError):
+            kit.ToolMap(read, kit.MappedTool("skill_read_reference", "other"))
+        with self.assertRaises(ValueError):
+            kit.ToolMap(read, kit.MappedTool("activate_skill", "read_file"))
+
+    def test_installed_version_names_the_install_script_when_missing(self):
+        with tempfile.TemporaryDirectory() as site:
+            info = os.path.join(site, "skillspec_fake-1.2.3.dist-info")
+            os.mkdir(info)
+            with open(os.path.join(info, "METADATA"), "w") as f:
+                f.write("Metadata-Version: 2.1\nName: skillspec-fake\nVersion: 1.2.3\n")
+            sys.path.insert(0, site)
+            try:
+                self.assertEqual(kit.installed_version("skillspec-fake", "fake"), "1.2.3")
+            finally:
+                sys.path.remove(site)
+        with self.assertRaises(SystemExit) as raised:
+            kit.installed_version("skillspec-no-such-distribution", "nothing")
+        message = str(raised.exception)
+        self.assertIn("skillspec-no-such-distribution is not installed", message)
+        self.assertIn("run runner/adapters/nothing/install", message)
+
     def test_timeout_ms_reads_the_setting_as_spec_md_run_timeout_does(self):
         for text, ms in [("500", 500), ("0500", 500), ("86400000", 86400000), (None, 30000), ("", 30000), ("0", 30000),
                          ("-5", 30000), ("+5", 30000), (" 300", 30000), ("1.5", 30000), ("1e3", 30000), ("86400001", 30000),
