@@ -204,11 +204,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..=MAX_SECONDS))]
     pub hang_bound: u64,
-    /// MiB an adapter's processes (its command and everything it starts) may hold in memory
-    /// while a request is unanswered (at least 64; default 12 GiB). Past it they are killed at
+    /// MiB an adapter's processes (its command and everything it starts) may grow by in memory
+    /// while a request is unanswered (at least 64; default 16 GiB). Past it they are killed at
     /// once: in a `bounded:` case the runtime counts as hung (`unbounded`), elsewhere the case is
-    /// an error. Three times the largest file a case plants (4 GiB), so that no finite answer
-    /// reaches it, and a runtime that reads an endless file cannot take the machine's memory.
+    /// an error. Four times the largest file a case plants (4 GiB), above the most any finite
+    /// answer was measured to take (12.1 GiB), so that a runtime that reads an endless file
+    /// cannot take the machine's memory.
     #[arg(long, value_name = "MIB", default_value_t = crate::protocol::transport::MEMORY_BOUND >> 20,
           value_parser = clap::value_parser!(u64).range(64..=MAX_MEMORY_MIB))]
     pub memory_bound: u64,

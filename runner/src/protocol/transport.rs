@@ -11,9 +11,11 @@
 //! - writing a request is part of the exchange, so an adapter that stops reading its stdin
 //!   cannot block the runner past the deadline;
 //! - while a request is outstanding, the adapter's processes are measured every
-//!   [`MEMORY_EVERY`] ([`crate::protocol::memory`]); past the run's memory bound they are killed
-//!   at once and the exchange fails ([`TransportError::OverMemory`]), so a runtime that reads an
-//!   endless file into memory cannot take the machine's memory from every other job.
+//!   [`MEMORY_EVERY`] ([`crate::protocol::memory`]); when they have grown by more than the run's
+//!   memory bound since the request was sent, they are killed at once and the exchange fails
+//!   ([`TransportError::OverMemory`]), so a runtime that reads an endless file into memory
+//!   cannot take the machine's memory from every other job. Growth, not the total: what a
+//!   runtime kept from earlier cases is no part of this request's answer.
 //!
 //! [`Transport::exchange`] is the strict exchange `run` uses; `smoke` uses its parts
 //! ([`Transport::check_quiet`], [`Transport::send`], [`Transport::read_line`]) to note what is
@@ -46,10 +48,12 @@ pub const TERM_GRACE: Duration = Duration::from_secs(1);
 /// After SIGKILL, how long the runner waits to reap the adapter.
 pub const KILL_GRACE: Duration = Duration::from_secs(1);
 
-/// The run's default memory bound for an adapter's processes, in bytes: 12 GiB (`run
-/// --memory-bound`). Three times the largest file a case plants (4 GiB, sparse), so a runtime
-/// that reads it whole, even as bytes and a decoded copy, stays below it.
-pub const MEMORY_BOUND: u64 = 12 << 30;
+/// The run's default memory bound for an adapter's processes, in bytes: 16 GiB (`run
+/// --memory-bound`). Four times the largest file a case plants (4 GiB, sparse): the most a
+/// finite answer was measured to take is 12.1 GiB (google-adk's scan of a skill with a 4 GiB
+/// reference file, deepagents' read of one: three copies of it), and that must stay a verdict
+/// on its answer.
+pub const MEMORY_BOUND: u64 = 16 << 30;
 /// How often the adapter's memory is measured while a request is outstanding.
 pub const MEMORY_EVERY: Duration = Duration::from_millis(200);
 
@@ -91,9 +95,9 @@ pub enum TransportError {
     StdoutClosed,
     /// Reading stdout failed.
     ReadFailed { error: String },
-    /// While the request was outstanding, the adapter's processes held `used` bytes, more than
-    /// the run's memory bound `bound`; they were killed.
-    OverMemory { bound: u64, used: u64 },
+    /// While the request was outstanding, the adapter's processes grew from `base` bytes to
+    /// `used`, by more than the run's memory bound `bound`; they were killed.
+    OverMemory { bound: u64, base: u64, used: u64 },
 }
 
 impl TransportError {
@@ -159,11 +163,13 @@ impl std::fmt::Display for TransportError {
             TransportError::ReadFailed { error } => {
                 write!(f, "reading the adapter's stdout: {error}")
             }
-            TransportError::OverMemory { bound, used } => write!(
+            TransportError::OverMemory { bound, base, used } => write!(
                 f,
-                "the adapter's processes held {} while the request was unanswered, past the run's memory bound of {} (--memory-bound): they were killed",
-                memory::in_words(*used),
-                memory::in_words(*bound)
+                "the adapter's processes grew by {} MiB (from {} MiB to {} MiB) while the request was unanswered, past the run's memory bound of {} MiB (--memory-bound): they were killed",
+                (used - base).div_ceil(1 << 20),
+                base >> 20,
+                used.div_ceil(1 << 20),
+                bound >> 20
             ),
         }
     }
@@ -259,8 +265,10 @@ pub struct Transport {
     tail: Tail,
     /// A request was left half written: a `stop` line would be glued to it.
     torn: bool,
-    /// The most its processes may hold while a request is outstanding (`None`: unbounded).
+    /// How much its processes may grow while a request is outstanding (`None`: unbounded).
     memory_bound: Option<u64>,
+    /// What its processes held when the outstanding request was sent.
+    memory_base: u64,
     /// When the processes were last measured.
     measured: Instant,
 }
@@ -308,6 +316,7 @@ impl Transport {
             tail: Tail::default(),
             torn: false,
             memory_bound: None,
+            memory_base: 0,
             measured: Instant::now(),
         };
         // From here on, dropping `t` stops the process group.
@@ -318,13 +327,23 @@ impl Transport {
         Ok(t)
     }
 
-    /// Bounds what the adapter's processes may hold in memory while a request is outstanding.
+    /// Bounds how much the adapter's processes may grow in memory while a request is
+    /// outstanding.
     pub fn set_memory_bound(&mut self, bound: Option<u64>) {
         self.memory_bound = bound;
     }
 
-    /// Fails, and kills the adapter's process group, when its processes hold more than the
-    /// memory bound (measured at most every [`MEMORY_EVERY`]).
+    /// Notes what the adapter's processes hold as a request is sent: the base its growth is
+    /// measured from.
+    fn note_memory_base(&mut self) {
+        if self.memory_bound.is_some() {
+            self.memory_base = memory::resident_bytes(self.pid).unwrap_or(0);
+            self.measured = Instant::now();
+        }
+    }
+
+    /// Fails, and kills the adapter's process group, when its processes have grown by more than
+    /// the memory bound since the request was sent (measured at most every [`MEMORY_EVERY`]).
     fn check_memory(&mut self) -> Result<(), TransportError> {
         let Some(bound) = self.memory_bound else {
             return Ok(());
@@ -333,11 +352,12 @@ impl Transport {
             return Ok(());
         }
         self.measured = Instant::now();
+        let base = self.memory_base;
         match memory::resident_bytes(self.pid) {
-            Some(used) if used > bound => {
+            Some(used) if used.saturating_sub(base) > bound => {
                 // At once: every further moment takes memory from the rest of the machine.
                 let _ = rustix::process::kill_process_group(self.pid, Signal::KILL);
-                Err(TransportError::OverMemory { bound, used })
+                Err(TransportError::OverMemory { bound, base, used })
             }
             _ => Ok(()),
         }
@@ -419,6 +439,7 @@ impl Transport {
     ) -> Result<(), TransportError> {
         let total = request.len();
         let mut written = 0;
+        self.note_memory_base();
         while written < total {
             let Some(stdin) = &self.stdin else {
                 return Err(TransportError::StdinClosed);
