@@ -48,8 +48,7 @@ def result(step):
                 content = f.read()
         except OSError:
             return {"ok": False, "error": {"code": "not_found"}}
-        return {"ok": True, "value": {"skill": args.get("skill"), "path": args.get("path"),
-                                      "content": content}}
+        return proto.read_result(args, content)
     return {}
 
 

@@ -33,8 +33,7 @@ def result(step):
                 pieces.append(piece)
                 time.sleep(0.004)
         content = b"".join(pieces).decode("utf-8", "replace")
-        return {"ok": True, "value": {"skill": args.get("skill"), "path": args.get("path"),
-                                      "content": content}}
+        return proto.read_result(args, content)
     return {}
 
 

@@ -56,6 +56,12 @@ def answer(request):
     return None
 
 
+def read_result(args, content):
+    """The `ok` result of a `skill_read_reference` call with `args` that read `content`."""
+    return {"ok": True, "value": {"skill": args.get("skill"), "path": args.get("path"),
+                                  "content": content}}
+
+
 def log(text):
     """Writes bytes or text to stderr at once."""
     data = text if isinstance(text, bytes) else text.encode()

@@ -48,8 +48,7 @@ def result(step):
                 content = f.read()
         except OSError as e:
             return {"ok": False, "error": {"code": "not_found", "message": str(e)}}
-        return {"ok": True, "value": {"skill": args.get("skill"), "path": args.get("path"),
-                                      "content": content}}
+        return proto.read_result(args, content)
     return {}
 
 

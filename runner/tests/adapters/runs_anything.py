@@ -22,6 +22,8 @@ import signal
 import subprocess
 import sys
 
+import proto
+
 state = {}
 
 
@@ -110,8 +112,7 @@ def read_reference(args):
             content = f.read()
     except (OSError, UnicodeDecodeError, ValueError) as e:
         return {"ok": False, "error": {"code": "not_found", "message": str(e)}}
-    return {"ok": True, "value": {"skill": args.get("skill"), "path": args.get("path"),
-                                  "content": content}}
+    return proto.read_result(args, content)
 
 
 def result(step):
