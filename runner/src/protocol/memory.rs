@@ -1,5 +1,5 @@
 //! What an adapter's processes hold in memory, for the runner's memory bound (`run
-//! --memory-bound`; SPEC.md, "How verdicts are judged"): the resident set of the adapter's
+//! --memory-bound`; SPEC.md, "Limits of the runner"): the resident set of the adapter's
 //! leader and of every process below it, read from `/proc`.
 //!
 //! The walk follows `/proc/PID/task/TID/children` from the leader, so it costs a few small reads

@@ -166,7 +166,7 @@ impl std::fmt::Display for TransportError {
             TransportError::OverMemory { bound, base, used } => write!(
                 f,
                 "the adapter's processes grew by {} MiB (from {} MiB to {} MiB) while the request was unanswered, past the run's memory bound of {} MiB (--memory-bound): they were killed",
-                (used - base).div_ceil(1 << 20),
+                used.saturating_sub(*base).div_ceil(1 << 20),
                 base >> 20,
                 used.div_ceil(1 << 20),
                 bound >> 20
