@@ -150,7 +150,7 @@ impl Record {
 pub struct Adapter {
     command: String,
     timeout: Duration,
-    /// The most the adapter's processes may hold in memory while a request is outstanding
+    /// How much the adapter's processes may grow in memory while a request is outstanding
     /// (`run --memory-bound`; `None`: unbounded).
     memory_bound: Option<u64>,
     /// The running adapter; `None` after it broke, until the next case starts it again.
@@ -178,7 +178,7 @@ pub struct Adapter {
 impl Adapter {
     /// Starts `command` and performs the handshake. With `record`, every message in both
     /// directions is appended there as `{"worker":N,"direction":"sent"|"received","message":..}`.
-    /// `memory_bound` bounds what its processes may hold while a request is outstanding.
+    /// `memory_bound` bounds how much its processes may grow while a request is outstanding.
     pub fn spawn(
         command: &str,
         timeout: Duration,
